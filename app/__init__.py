@@ -1,0 +1,1 @@
+"""Standin's desktop application: a view and controller over the tracer's public API."""

@@ -1,0 +1,115 @@
+"""Wrapping real values as VariableTrackers: one entry, two factories.
+
+`build(tx, value, source)` routes by whether the value has a Source.  A value
+with a source came from outside the frame and may differ next call, so
+`build_from_source` (Dynamo's VariableBuilder) installs the guards that pin
+what the trace assumed.  A value born mid-trace has no source; next call the
+trace makes it again the same way, so `build_sourceless` installs nothing.
+Values with a source enter lazily: the guards go in when the trace uses them.
+"""
+from __future__ import annotations
+
+import types
+
+import torch
+
+from . import trace_rules
+from .exc import Unsupported
+from .source import GetItemSource, Source
+from .variables.builtin import BuiltinVariable
+from .variables.constant import ConstantVariable, is_constant_value
+from .variables.dicts import ConstDictVariable
+from .variables.functions import TorchFunctionVariable
+from .variables.lazy import LazyVariableTracker
+from .variables.lists import ListVariable, RangeVariable, TupleVariable
+from .variables.misc import (PythonModuleVariable, UserDefinedClassVariable,
+                             UserDefinedObjectVariable, UserFunctionVariable)
+
+
+def build(tx, value, source: Source | None = None):
+    """The one entrance: a tracker for `value`, lazily guarded when it has a source."""
+    if source is None:
+        return build_sourceless(tx, value)
+    return LazyVariableTracker(value=value, tx=tx, source=source)
+
+
+def build_from_source(tx, value, source: Source):
+    """VariableBuilder: wrap a value from the outside world and install its guards."""
+    guard = tx.output.install_guard
+    if isinstance(value, torch.Tensor):
+        if isinstance(value, torch.nn.Parameter) or type(value) is torch.Tensor:
+            return tx.output.add_graph_input(tx, source, value)
+        raise Unsupported(f"tensor subclass {type(value).__qualname__} at {source.name()}")
+    if is_constant_value(value):
+        guard(source, "ID_MATCH" if value is None or isinstance(value, bool) else "EQUALS_MATCH", value)
+        return ConstantVariable(value, source=source)
+    if type(value) in (list, tuple):
+        guard(source, "TYPE_MATCH", type(value))
+        guard(source, "LENGTH_CHECK", len(value))
+        items = tuple(build(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
+        cls = ListVariable if type(value) is list else TupleVariable
+        return cls(items, source=source)
+    if type(value) is dict:
+        guard(source, "TYPE_MATCH", dict)
+        entries = {}
+        for key, item in value.items():
+            if not is_constant_value(key):
+                raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
+            entries[key] = build(tx, item, GetItemSource(source, key))
+        return ConstDictVariable(entries, source=source)
+    if type(value) is range:
+        guard(source, "EQUALS_MATCH", value)
+        return RangeVariable(value, source=source)
+    if isinstance(value, types.ModuleType):
+        if not trace_rules.is_torch_module(value):
+            guard(source, "ID_MATCH", value)
+        return PythonModuleVariable(value, source=source)
+    if isinstance(value, torch.nn.Module):
+        raise Unsupported(f"nn.Module {type(value).__qualname__} at {source.name()} "
+                          "(modules are not supported yet)")
+    if callable(value) and not isinstance(value, type):
+        rule = trace_rules.classify(value)
+        if rule == "torch":
+            return TorchFunctionVariable(value, source=source)
+        guard(source, "ID_MATCH", value)
+        if rule == "builtin":
+            return BuiltinVariable(value, source=source)
+        if rule == "user":
+            return UserFunctionVariable(value, source=source)
+    if isinstance(value, type):
+        guard(source, "ID_MATCH", value)
+        return UserDefinedClassVariable(value, source=source)
+    if callable(value) and trace_rules.classify(value) == "skip":
+        raise Unsupported(f"{source.name()} is {value!r}, which the tracer cannot look into")
+    guard(source, "TYPE_MATCH", type(value))
+    return UserDefinedObjectVariable(value, source=source)
+
+
+def build_sourceless(tx, value):
+    """SourcelessBuilder: wrap a value made during the trace; no guards."""
+    if is_constant_value(value):
+        return ConstantVariable(value)
+    if type(value) is tuple:
+        return TupleVariable(tuple(build_sourceless(tx, v) for v in value))
+    if type(value) is list:
+        return ListVariable(tuple(build_sourceless(tx, v) for v in value))
+    if type(value) is dict:
+        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()})
+    if type(value) is range:
+        return RangeVariable(value)
+    if type(value) is slice:
+        from .variables.lists import SliceVariable
+        return SliceVariable(*(ConstantVariable(p) for p in (value.start, value.stop, value.step)))
+    if isinstance(value, types.ModuleType):
+        return PythonModuleVariable(value)
+    if isinstance(value, type):
+        return UserDefinedClassVariable(value)
+    if callable(value):
+        rule = trace_rules.classify(value)
+        if rule == "torch":
+            return TorchFunctionVariable(value)
+        if rule == "builtin":
+            return BuiltinVariable(value)
+        if rule == "user":
+            return UserFunctionVariable(value)
+    raise Unsupported(f"a {type(value).__qualname__} object made during the trace")

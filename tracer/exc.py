@@ -1,0 +1,57 @@
+"""Why the tracer stopped: structured reasons instead of crashes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class UserLocation:
+    """Where in the user's program something happened."""
+
+    filename: str
+    line: int | None
+    function: str
+    offset: int | None = None
+    opname: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.filename}:{self.line} in {self.function}"
+        if self.opname:
+            where += f" ({self.opname} at offset {self.offset})"
+        return where
+
+
+class Unsupported(Exception):
+    """The tracer met something it cannot put in a graph.
+
+    Without fullgraph the frame runs eagerly (the reason is recorded);
+    with fullgraph=True this reaches the user, naming the construct and line.
+    """
+
+    def __init__(self, reason: str, location: UserLocation | None = None):
+        self.reason = reason
+        self.location = location
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        if self.location is None:
+            return self.reason
+        return f"{self.reason}\n  at {self.location}"
+
+    def at(self, location: UserLocation) -> "Unsupported":
+        """The same reason, pinned to the instruction that met it (first pin wins)."""
+        if self.location is not None:
+            return self
+        return Unsupported(self.reason, location)
+
+
+class UserError(Exception):
+    """Bad input from the user of the API (not from the traced program)."""
+
+
+class CacheLimitExceeded(Warning):
+    """A frame recompiled cache_size_limit times and now runs eagerly."""
+
+
+class InternalTracerWarning(Warning):
+    """The tracer hit a bug of its own; the frame ran eagerly instead."""

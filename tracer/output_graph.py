@@ -1,0 +1,161 @@
+"""OutputGraph: the FX graph under construction, its inputs, guards and fake values.
+
+Every tensor operation the translator meets becomes a node here, computed once
+on fake tensors so the next instruction knows the result's shape and dtype.
+Graph inputs are placeholders named after their Source (`L['x']` -> `L_x_`).
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._pytree import tree_map
+
+from .exc import Unsupported
+from .guards import Guard, TensorMeta, global_state
+from .source import Source
+from .variables.base import VariableTracker
+from .variables.constant import ConstantVariable
+from .variables.lists import TupleVariable
+from .variables.tensor import TensorVariable
+
+
+@dataclass(frozen=True)
+class GraphInput:
+    """A placeholder and where its value is fetched from on every call."""
+
+    source: Source
+    node: torch.fx.Node
+    example: torch.Tensor  # the real tensor seen at compile time
+
+
+class OutputGraph:
+    def __init__(self, code_name: str = "forward"):
+        self.graph = torch.fx.Graph()
+        self.fake_mode = FakeTensorMode()
+        self.inputs: dict[str, GraphInput] = {}  # by source name, in placeholder order
+        self.input_trackers: dict[str, TensorVariable] = {}
+        self.guards: dict[tuple[str, str], Guard] = {}
+        self._last_placeholder: torch.fx.Node | None = None
+        self.on_guard = None  # debugger callbacks, set by the translator when one is attached
+        self.on_node = None
+        self.tx = None
+        self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
+
+    # ---- guards -----------------------------------------------------------------
+    def install_guard(self, source: Source | None, kind: str, expected, at="current") -> None:
+        key = (source.name() if source is not None else "", kind)
+        if key in self.guards:
+            return
+        installed_at = self.tx.installed_at() if (at == "current" and self.tx is not None) else None
+        guard = Guard(source, kind, expected, installed_at)
+        self.guards[key] = guard
+        if self.on_guard is not None:
+            self.on_guard(guard)
+
+    # ---- inputs -----------------------------------------------------------------
+    def add_graph_input(self, tx, source: Source, value: torch.Tensor) -> TensorVariable:
+        name = source.name()
+        if name in self.input_trackers:
+            return self.input_trackers[name]
+        self.install_guard(source, "TENSOR_MATCH", TensorMeta.of(value))
+        if self._last_placeholder is None:
+            first = next(iter(self.graph.nodes), None)
+            ctx = self.graph.inserting_before(first)
+        else:
+            ctx = self.graph.inserting_after(self._last_placeholder)
+        with ctx:
+            node = self.graph.placeholder(source.graph_input_name(), type_expr=type(value))
+        self._last_placeholder = node
+        fake = self.fake_mode.from_tensor(value, static_shapes=True)
+        node.meta["example_value"] = fake
+        node.meta["grapharg_source"] = name
+        self.inputs[name] = GraphInput(source, node, value)
+        tracker = TensorVariable(node=node, example=fake, source=source)
+        self.input_trackers[name] = tracker
+        if self.on_node is not None:
+            self.on_node(node)
+        return tracker
+
+    # ---- operations -------------------------------------------------------------
+    def call(self, tx, op: str, target, args: tuple, kwargs: dict) -> VariableTracker:
+        """Add `op target(*args, **kwargs)` to the graph and wrap its result."""
+        args = tuple(a.realize() for a in args)
+        kwargs = {k: v.realize() for k, v in kwargs.items()}
+        proxy_args = tuple(_as_graph_arg(a) for a in args)
+        proxy_kwargs = {k: _as_graph_arg(v) for k, v in kwargs.items()}
+        fake_args = tree_map(_example_of, proxy_args)
+        fake_kwargs = tree_map(_example_of, proxy_kwargs)
+        try:
+            with self.fake_mode:
+                if op == "call_method":
+                    example = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
+                else:
+                    example = target(*fake_args, **fake_kwargs)
+        except Exception as error:
+            name = target if isinstance(target, str) else getattr(target, "__name__", str(target))
+            raise Unsupported(f"{name}() raised {type(error).__name__} on the traced values: "
+                              f"{str(error).splitlines()[0] if str(error) else ''}") from error
+        node = self.graph.create_node(op, target, proxy_args, proxy_kwargs)
+        node.meta["example_value"] = example
+        if tx is not None:
+            node.meta["stack_trace"] = tx.stack_trace_text()
+        if self.on_node is not None:
+            self.on_node(node)
+        return self._wrap(tx, node, example)
+
+    def _wrap(self, tx, node: torch.fx.Node, example) -> VariableTracker:
+        if isinstance(example, torch.Tensor):
+            return TensorVariable(node=node, example=example)
+        if isinstance(example, (tuple, list)) and all(isinstance(e, torch.Tensor) for e in example):
+            items = []
+            for i, item in enumerate(example):
+                getitem = self.graph.create_node("call_function", operator.getitem, (node, i), {})
+                getitem.meta["example_value"] = item
+                items.append(TensorVariable(node=getitem, example=item))
+            return TupleVariable(tuple(items))
+        if example is None:
+            return ConstantVariable(None)
+        raise Unsupported(f"{node.target} returned a {type(example).__name__}, "
+                          "a value that depends on tensor data")
+
+    # ---- finishing --------------------------------------------------------------
+    def prune(self) -> None:
+        """Dynamo's miniature DCE: drop unused getitems and unused placeholders only."""
+        for node in reversed(list(self.graph.nodes)):
+            if not node.users and node.op == "call_function" and node.target is operator.getitem:
+                self.graph.erase_node(node)
+        for name, graph_input in list(self.inputs.items()):
+            if not graph_input.node.users:
+                self.graph.erase_node(graph_input.node)
+                del self.inputs[name]
+
+    def count_calls(self) -> int:
+        return sum(node.op in ("call_function", "call_method", "call_module") for node in self.graph.nodes)
+
+
+def _as_graph_arg(v: VariableTracker):
+    v = v.realize()
+    if isinstance(v, TensorVariable):
+        return v.node
+    if isinstance(v, TupleVariable) or type(v).__name__ == "ListVariable":
+        return v.python_type()(_as_graph_arg(item) for item in v.items)
+    if type(v).__name__ == "SliceVariable":
+        return slice(*(_as_graph_arg(p) for p in v.parts()))
+    if v.is_python_constant():
+        value = v.as_python_constant()
+        if isinstance(value, (int, float, bool, str, type(None), torch.dtype, torch.device,
+                              torch.memory_format, torch.layout, torch.Size, type(Ellipsis), complex)):
+            return value
+        if isinstance(value, (tuple, list)):
+            return value
+    raise Unsupported(f"{v.describe()} cannot be passed to a graph operation")
+
+
+def _example_of(x):
+    if isinstance(x, torch.fx.Node):
+        return x.meta["example_value"]
+    return x

@@ -1,0 +1,110 @@
+"""Source chains: where a value came from, so it can be guarded and fetched again.
+
+A chain has one of two roots, a frame local (`L['x']`) or a module global
+(`G['cfg']`), and links that read an attribute or an item.  Every Source
+names itself exactly as Dynamo prints it; that name is also a valid Python
+expression over the two dicts `L` and `G`, which is how a Source fetches its
+value from a frame and how guards are compiled.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+
+class Source:
+    """Base of the chain. Subclasses are frozen dataclasses."""
+
+    def name(self) -> str:
+        raise NotImplementedError(type(self).__name__)  # every subclass defines it
+
+    def root(self) -> "Source":
+        return self
+
+    def chain(self) -> tuple["Source", ...]:
+        """Root first, self last."""
+        return (self,)
+
+    def get_value(self, f_locals: dict, f_globals: dict):
+        """Fetch the value this source names from a frame's locals and globals."""
+        return _fetcher(self.name())(f_locals, f_globals)
+
+    def reconstruct(self) -> list[tuple[str, object]]:
+        """Bytecode (opname, argval) that pushes this value in the original frame."""
+        raise NotImplementedError(type(self).__name__)
+
+    def is_global(self) -> bool:
+        return isinstance(self.root(), GlobalSource)
+
+    def graph_input_name(self) -> str:
+        """The FX placeholder name Dynamo derives from this source (`L['x']` -> `L_x_`)."""
+        return re.sub(r"[^a-zA-Z0-9]+", "_", self.name())
+
+    def __str__(self) -> str:
+        return self.name()
+
+
+@dataclass(frozen=True)
+class LocalSource(Source):
+    local_name: str
+
+    def name(self) -> str:
+        return f"L[{self.local_name!r}]"
+
+    def reconstruct(self):
+        return [("LOAD_FAST", self.local_name)]
+
+
+@dataclass(frozen=True)
+class GlobalSource(Source):
+    global_name: str
+
+    def name(self) -> str:
+        return f"G[{self.global_name!r}]"
+
+    def reconstruct(self):
+        return [("LOAD_GLOBAL", self.global_name)]
+
+
+@dataclass(frozen=True)
+class ChainedSource(Source):
+    """A link: a value reached from `base`."""
+
+    base: Source
+
+    def root(self) -> Source:
+        return self.base.root()
+
+    def chain(self) -> tuple[Source, ...]:
+        return self.base.chain() + (self,)
+
+
+@dataclass(frozen=True)
+class AttrSource(ChainedSource):
+    member: str
+
+    def name(self) -> str:
+        if self.member.isidentifier():
+            return f"{self.base.name()}.{self.member}"
+        return f"getattr({self.base.name()}, {self.member!r})"
+
+    def reconstruct(self):
+        return self.base.reconstruct() + [("LOAD_ATTR", self.member)]
+
+
+@dataclass(frozen=True)
+class GetItemSource(ChainedSource):
+    index: object  # a hashable constant: int, str, a slice is not allowed
+
+    def name(self) -> str:
+        return f"{self.base.name()}[{self.index!r}]"
+
+    def reconstruct(self):
+        return self.base.reconstruct() + [("LOAD_CONST", self.index), ("BINARY_SUBSCR", None)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _fetcher(expression: str):
+    code = compile(f"lambda L, G: {expression}", "<source>", "eval")
+    return eval(code, {"__builtins__": {"getattr": getattr}})

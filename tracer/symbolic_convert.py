@@ -1,0 +1,488 @@
+"""InstructionTranslator: the symbolic machine that walks a frame's bytecode.
+
+It holds a stack of VariableTrackers, the symbolic locals and an instruction
+pointer, and dispatches each instruction to the method named after its
+opcode.  An opcode without a handler stops the trace with a reason; it never
+crashes.  Handlers are grouped like byterun's: stack, names, operators,
+building, calls, jumps and loops.
+"""
+from __future__ import annotations
+
+import linecache
+import operator
+import types
+
+from . import bytecode
+from .builder import build, build_sourceless
+from .exc import Unsupported, UserLocation
+from .guards import InstalledAt
+from .source import GlobalSource, LocalSource
+from .variables.base import VariableTracker
+from .variables.builtin import BuiltinVariable, apply_operator
+from .variables.constant import ConstantVariable
+from .variables.dicts import ConstDictVariable
+from .variables.lists import ListIteratorVariable, ListVariable, SliceVariable, TupleVariable
+from .variables.misc import NullVariable
+from .variables.tensor import TensorVariable
+
+BINARY_OPERATORS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+    ">>": operator.rshift,
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+}
+COMPARE_OPERATORS = {"<": operator.lt, "<=": operator.le, "==": operator.eq,
+                     "!=": operator.ne, ">": operator.gt, ">=": operator.ge}
+NULL = NullVariable()
+
+
+class InstructionTranslator:
+    """Traces one frame: `run()` returns the tracker of the value the frame returns."""
+
+    def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None):
+        self.code = code
+        self.decoded = bytecode.decode(code)
+        self.instructions = self.decoded.instructions
+        self.f_globals = f_globals
+        self.output = output
+        output.tx = self
+        self.hook = hook
+        self.stack: list[VariableTracker] = []
+        self.symbolic_locals: dict[str, VariableTracker] = {
+            name: build(self, value, LocalSource(name)) for name, value in f_locals.items()
+        }
+        self.ip = 0
+        self.current: bytecode.Instruction | None = None
+        self.kw_names: tuple[str, ...] = ()
+        self.return_value: VariableTracker | None = None
+        self.steps = 0
+
+    # ---- the loop -----------------------------------------------------------------
+    def run(self) -> VariableTracker:
+        dispatch = _DISPATCH
+        while self.return_value is None:
+            inst = self.instructions[self.ip]
+            self.current = inst
+            self.ip += 1
+            self.steps += 1
+            if self.hook is not None:
+                self.hook.on_step(self, inst)
+            handler = dispatch.get(inst.opname)
+            try:
+                if handler is None:
+                    raise Unsupported(f"opcode {inst.opname} is not supported")
+                handler(self, inst)
+            except Unsupported as error:
+                raise error.at(self.location())
+        return self.return_value
+
+    # ---- where we are ---------------------------------------------------------------
+    def location(self) -> UserLocation:
+        inst = self.current
+        return UserLocation(self.code.co_filename, inst.line if inst else self.code.co_firstlineno,
+                            self.code.co_name, inst.offset if inst else None,
+                            inst.opname if inst else None)
+
+    def installed_at(self) -> InstalledAt:
+        inst = self.current
+        line = inst.line if inst else self.code.co_firstlineno
+        pos = inst.positions if inst else None
+        return InstalledAt(self.code.co_filename, self.code.co_name, line,
+                           inst.offset if inst else None,
+                           (pos.col_offset, pos.end_col_offset) if pos else (None, None),
+                           linecache.getline(self.code.co_filename, line or 0))
+
+    def stack_trace_text(self) -> str:
+        at = self.installed_at()
+        return f'  File "{at.filename}", line {at.line}, in {at.function}\n    {at.source_line.strip()}\n'
+
+    # ---- stack helpers ------------------------------------------------------------------
+    def push(self, value: VariableTracker) -> None:
+        self.stack.append(value)
+
+    def pop(self) -> VariableTracker:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[VariableTracker]:
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def replace_all(self, old: VariableTracker, new: VariableTracker) -> None:
+        """Swap every version of a mutated container for its new version."""
+        mutation_id = old.mutation_id
+
+        def swap(v):
+            if getattr(v, "mutation_id", None) == mutation_id:
+                return new
+            return v.replace_children(swap) if v.children() and not v.is_lazy() else v
+
+        self.stack = [swap(v) for v in self.stack]
+        self.symbolic_locals = {k: swap(v) for k, v in self.symbolic_locals.items()}
+
+    def call_function(self, fn: VariableTracker, args, kwargs) -> None:
+        self.push(fn.call_function(self, list(args), dict(kwargs)))
+
+    # ---- stack manipulation ---------------------------------------------------------------
+    def NOP(self, inst): pass
+    def RESUME(self, inst): pass
+    def PRECALL(self, inst): pass
+
+    def POP_TOP(self, inst):
+        self.pop()
+
+    def PUSH_NULL(self, inst):
+        self.push(NULL)
+
+    def COPY(self, inst):
+        self.push(self.stack[-inst.arg])
+
+    def SWAP(self, inst):
+        self.stack[-1], self.stack[-inst.arg] = self.stack[-inst.arg], self.stack[-1]
+
+    # ---- names ---------------------------------------------------------------------------
+    def LOAD_CONST(self, inst):
+        self.push(build_sourceless(self, inst.argval))
+
+    def LOAD_FAST(self, inst):
+        if inst.argval not in self.symbolic_locals:
+            raise Unsupported(f"UnboundLocalError: local {inst.argval!r} read before assignment")
+        self.push(self.symbolic_locals[inst.argval])
+
+    LOAD_CLOSURE = LOAD_FAST
+
+    def LOAD_DEREF(self, inst):
+        if inst.argval not in self.symbolic_locals:
+            raise Unsupported(f"NameError: free variable {inst.argval!r} has no value")
+        self.push(self.symbolic_locals[inst.argval])
+
+    def STORE_FAST(self, inst):
+        self.symbolic_locals[inst.argval] = self.pop()
+        top = self.symbolic_locals[inst.argval]
+        if isinstance(top, TensorVariable) and top.source is None and top.node.op != "placeholder":
+            top.node.meta.setdefault("user_name", inst.argval)
+
+    STORE_DEREF = STORE_FAST
+
+    def DELETE_FAST(self, inst):
+        self.symbolic_locals.pop(inst.argval, None)
+
+    def MAKE_CELL(self, inst): pass
+    def COPY_FREE_VARS(self, inst): pass
+
+    def LOAD_GLOBAL(self, inst):
+        if inst.arg & 1:
+            self.push(NULL)
+        self.push(self.load_global(inst.argval))
+
+    def LOAD_NAME(self, inst):
+        if inst.argval in self.symbolic_locals:
+            self.push(self.symbolic_locals[inst.argval])
+        else:
+            self.push(self.load_global(inst.argval))
+
+    def load_global(self, name: str) -> VariableTracker:
+        if name in self.f_globals:
+            return build(self, self.f_globals[name], GlobalSource(name))
+        builtins_ = self.f_globals.get("__builtins__", __builtins__)
+        builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+        if name in builtins_:
+            return build_sourceless(self, builtins_[name])
+        raise Unsupported(f"NameError: name {name!r} is not defined")
+
+    def LOAD_ATTR(self, inst):
+        obj = self.pop()
+        self.push(obj.var_getattr(self, inst.argval))
+
+    def LOAD_METHOD(self, inst):
+        obj = self.pop()
+        self.push(NULL)
+        self.push(obj.var_getattr(self, inst.argval))
+
+    def STORE_ATTR(self, inst):
+        obj = self.pop().realize()
+        self.pop()
+        raise Unsupported(f"setting attribute {inst.argval!r} on {obj.describe()} (a side effect)")
+
+    def STORE_GLOBAL(self, inst):
+        raise Unsupported(f"assigning the global {inst.argval!r} (a side effect)")
+
+    # ---- operators ---------------------------------------------------------------------------
+    def BINARY_OP(self, inst):
+        right, left = self.pop(), self.pop()
+        self.push(apply_operator(self, BINARY_OPERATORS[inst.argrepr], [left, right]))
+
+    def COMPARE_OP(self, inst):
+        right, left = self.pop(), self.pop()
+        self.push(apply_operator(self, COMPARE_OPERATORS[inst.argval], [left, right]))
+
+    def IS_OP(self, inst):
+        right, left = self.pop().realize(), self.pop().realize()
+        if isinstance(left, TensorVariable) or isinstance(right, TensorVariable):
+            same = left is right or (isinstance(left, TensorVariable) and isinstance(right, TensorVariable)
+                                     and left.node is right.node)
+            result = ConstantVariable(same)
+        else:
+            result = apply_operator(self, operator.is_, [left, right])
+        if inst.arg:
+            result = ConstantVariable(not result.as_python_constant())
+        self.push(result)
+
+    def CONTAINS_OP(self, inst):
+        container, item = self.pop().realize(), self.pop()
+        result = container.call_method(self, "__contains__", [item], {}) \
+            if not container.is_python_constant() or not item.is_python_constant() \
+            else ConstantVariable(item.as_python_constant() in container.as_python_constant())
+        if inst.arg:
+            result = ConstantVariable(not result.as_python_constant())
+        self.push(result)
+
+    def _unary(op):
+        def handler(self, inst):
+            self.push(apply_operator(self, op, [self.pop()]))
+        handler.__name__ = op.__name__
+        return handler
+
+    UNARY_NEGATIVE = _unary(operator.neg)
+    UNARY_POSITIVE = _unary(operator.pos)
+    UNARY_INVERT = _unary(operator.invert)
+
+    def UNARY_NOT(self, inst):
+        self.push(ConstantVariable(not self.pop().realize().truth(self)))
+
+    # ---- subscripts -------------------------------------------------------------------------------
+    def BINARY_SUBSCR(self, inst):
+        index, obj = self.pop(), self.pop()
+        self.push(apply_operator(self, operator.getitem, [obj, index]))
+
+    def STORE_SUBSCR(self, inst):
+        key, obj, value = self.pop(), self.pop().realize(), self.pop()
+        if isinstance(obj, TensorVariable):
+            if obj.source is not None:
+                raise Unsupported(f"item assignment into the graph input {obj.source.name()}")
+            self.output.call(self, "call_function", operator.setitem, (obj, key, value), {})
+            return
+        obj.call_method(self, "__setitem__", [key, value], {})
+
+    def DELETE_SUBSCR(self, inst):
+        key, obj = self.pop(), self.pop().realize()
+        obj.call_method(self, "__delitem__", [key], {})
+
+    def BUILD_SLICE(self, inst):
+        parts = self.popn(inst.arg)
+        if len(parts) == 2:
+            parts.append(ConstantVariable(None))
+        self.push(SliceVariable(*parts))
+
+    # ---- building ---------------------------------------------------------------------------------
+    def BUILD_TUPLE(self, inst):
+        self.push(TupleVariable(tuple(self.popn(inst.arg))))
+
+    def BUILD_LIST(self, inst):
+        self.push(ListVariable(tuple(self.popn(inst.arg))))
+
+    def BUILD_SET(self, inst):
+        items = self.popn(inst.arg)
+        if not all(i.is_python_constant() for i in items):
+            raise Unsupported("a set of non-constant values")
+        self.push(build_sourceless(self, {i.as_python_constant() for i in items}))
+
+    def BUILD_MAP(self, inst):
+        flat = self.popn(2 * inst.arg)
+        self.push(BuiltinVariable(dict).call_function(
+            self, [TupleVariable(tuple(TupleVariable((flat[i], flat[i + 1]))
+                                       for i in range(0, len(flat), 2)))], {}))
+
+    def BUILD_CONST_KEY_MAP(self, inst):
+        keys = self.pop().as_python_constant()
+        values = self.popn(inst.arg)
+        self.push(ConstDictVariable(dict(zip(keys, values))))
+
+    def BUILD_STRING(self, inst):
+        parts = self.popn(inst.arg)
+        self.push(ConstantVariable("".join(p.as_python_constant() for p in parts)))
+
+    def FORMAT_VALUE(self, inst):
+        spec = self.pop().as_python_constant() if inst.arg & 0x04 else ""
+        value = self.pop().realize()
+        if not value.is_python_constant():
+            raise Unsupported(f"formatting {value.describe()} into a string")
+        raw = value.as_python_constant()
+        conversion = {0: lambda v: v, 1: str, 2: repr, 3: ascii}[inst.arg & 0x03]
+        self.push(ConstantVariable(format(conversion(raw), spec)))
+
+    def LIST_APPEND(self, inst):
+        value = self.pop()
+        target = self.stack[-inst.arg]
+        self.stack[-inst.arg] = ListVariable(target.items + (value,), mutation_id=target.mutation_id)
+
+    def LIST_EXTEND(self, inst):
+        seq = self.pop().realize()
+        target = self.stack[-inst.arg]
+        if not seq.has_unpack_var_sequence(self):
+            raise Unsupported(f"extending a list with {seq.describe()}")
+        self.stack[-inst.arg] = ListVariable(target.items + tuple(seq.unpack_var_sequence(self)),
+                                             mutation_id=target.mutation_id)
+
+    def LIST_TO_TUPLE(self, inst):
+        self.push(TupleVariable(tuple(self.pop().items)))
+
+    def DICT_MERGE(self, inst):
+        update = self.pop().realize()
+        target = self.stack[-inst.arg]
+        if not isinstance(update, ConstDictVariable):
+            raise Unsupported(f"**-unpacking {update.describe()}")
+        if isinstance(update, ConstDictVariable) and update.source is not None:
+            update._guard_keys(self)
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.entries},
+                                                  mutation_id=target.mutation_id)
+
+    DICT_UPDATE = DICT_MERGE
+
+    def MAP_ADD(self, inst):
+        value, key = self.pop(), self.pop()
+        target = self.stack[-inst.arg]
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, key.as_python_constant(): value},
+                                                  mutation_id=target.mutation_id)
+
+    def UNPACK_SEQUENCE(self, inst):
+        seq = self.pop().realize()
+        if not seq.has_unpack_var_sequence(self):
+            raise Unsupported(f"unpacking {seq.describe()}")
+        items = seq.unpack_var_sequence(self)
+        if len(items) != inst.arg:
+            raise Unsupported(f"ValueError: unpacking {len(items)} values into {inst.arg} names")
+        self.stack.extend(reversed(items))
+
+    def UNPACK_EX(self, inst):
+        seq = self.pop().realize()
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        items = seq.unpack_var_sequence(self)
+        if len(items) < before + after:
+            raise Unsupported(f"ValueError: not enough values to unpack ({len(items)})")
+        middle = ListVariable(tuple(items[before:len(items) - after]))
+        self.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after:]))
+
+    # ---- calls ----------------------------------------------------------------------------------
+    def KW_NAMES(self, inst):
+        self.kw_names = inst.argval if isinstance(inst.argval, tuple) else self.code.co_consts[inst.arg]
+
+    def CALL(self, inst):
+        args = self.popn(inst.arg)
+        fn_or_self, fn_or_null = self.pop(), self.pop()
+        if isinstance(fn_or_null, NullVariable):
+            fn = fn_or_self
+        else:
+            fn, args = fn_or_null, [fn_or_self] + args
+        kw_names, self.kw_names = self.kw_names, ()
+        if kw_names:
+            kwargs = dict(zip(kw_names, args[len(args) - len(kw_names):]))
+            args = args[:len(args) - len(kw_names)]
+        else:
+            kwargs = {}
+        self.call_function(fn, args, kwargs)
+
+    def CALL_FUNCTION_EX(self, inst):
+        kwargs_var = self.pop().realize() if inst.arg & 1 else ConstDictVariable({})
+        args_var = self.pop().realize()
+        fn = self.pop()
+        null = self.pop()
+        if not isinstance(null, NullVariable):
+            raise Unsupported("CALL_FUNCTION_EX with a bound self")
+        if not args_var.has_unpack_var_sequence(self):
+            raise Unsupported(f"*-unpacking {args_var.describe()}")
+        if not isinstance(kwargs_var, ConstDictVariable):
+            raise Unsupported(f"**-unpacking {kwargs_var.describe()}")
+        kwargs = {str(k): v for k, v in kwargs_var.entries.items()}
+        self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
+
+    def MAKE_FUNCTION(self, inst):
+        raise Unsupported("defining a function inside the traced code (closures are not supported yet)")
+
+    def RETURN_VALUE(self, inst):
+        self.return_value = self.pop()
+
+    def LOAD_ASSERTION_ERROR(self, inst):
+        raise Unsupported("assert statement that fails at trace time")
+
+    def RAISE_VARARGS(self, inst):
+        raise Unsupported("raise statement in the traced code")
+
+    # ---- jumps ------------------------------------------------------------------------------------
+    def jump(self, inst):
+        self.ip = inst.target
+
+    JUMP_FORWARD = JUMP_BACKWARD = JUMP_BACKWARD_NO_INTERRUPT = JUMP_ABSOLUTE = jump
+
+    def _pop_jump_if(truth_wanted, test=None):
+        def handler(self, inst):
+            value = self.pop().realize()
+            if test is not None:
+                decided = test(value)
+            else:
+                decided = value.truth(self) is truth_wanted
+            if decided:
+                self.jump(inst)
+        return handler
+
+    def _is_none(value):
+        if isinstance(value, ConstantVariable):
+            return value.value is None
+        if value.is_python_constant():
+            return value.as_python_constant() is None
+        return False
+
+    POP_JUMP_FORWARD_IF_TRUE = POP_JUMP_BACKWARD_IF_TRUE = _pop_jump_if(True)
+    POP_JUMP_FORWARD_IF_FALSE = POP_JUMP_BACKWARD_IF_FALSE = _pop_jump_if(False)
+    POP_JUMP_FORWARD_IF_NONE = POP_JUMP_BACKWARD_IF_NONE = _pop_jump_if(None, _is_none)
+    POP_JUMP_FORWARD_IF_NOT_NONE = POP_JUMP_BACKWARD_IF_NOT_NONE = _pop_jump_if(
+        None, lambda v: not InstructionTranslator._is_none(v))
+
+    def _jump_or_pop(truth_wanted):
+        def handler(self, inst):
+            value = self.stack[-1].realize()
+            if value.truth(self) is truth_wanted:
+                self.jump(inst)
+            else:
+                self.pop()
+        return handler
+
+    JUMP_IF_TRUE_OR_POP = _jump_or_pop(True)
+    JUMP_IF_FALSE_OR_POP = _jump_or_pop(False)
+
+    # ---- loops ------------------------------------------------------------------------------------
+    def GET_ITER(self, inst):
+        self.push(BuiltinVariable(iter).call_function(self, [self.pop()], {}))
+
+    def FOR_ITER(self, inst):
+        it = self.stack[-1]
+        if not isinstance(it, ListIteratorVariable):
+            raise Unsupported(f"iterating over {it.describe()}")
+        step = it.next_item()
+        if step is None:
+            self.pop()
+            self.jump(inst)
+            return
+        item, advanced = step
+        self.stack[-1] = advanced
+        self.push(item)
+
+
+def _dispatch_table() -> dict:
+    """opname -> handler, for every opcode of this Python that has one."""
+    import dis
+    table = {}
+    for name in dis.opname:
+        handler = getattr(InstructionTranslator, name, None)
+        if callable(handler) and name.isupper():
+            table[name] = handler
+    return table
+
+
+_DISPATCH = _dispatch_table()

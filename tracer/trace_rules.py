@@ -1,0 +1,48 @@
+"""Which callables become graph nodes, which are folded, which are inlined, which are refused.
+
+One readable table instead of lists scattered through the tracer.  The rule is
+decided by where a callable lives:
+
+| rule      | who                                                        | what the tracer does |
+|-----------|------------------------------------------------------------|----------------------|
+| `torch`   | functions of the torch namespace (torch.*, torch.nn.functional.*, torch._C._nn.*) | a node in the graph |
+| `builtin` | Python builtins, the operator and math modules             | folded on constants, operator nodes on tensors |
+| `user`    | Python functions written by the user                       | inlined (a later issue); today: the frame runs eagerly |
+| `skip`    | everything else: other C functions, stdlib internals, I/O  | not traceable: the frame runs eagerly with the reason |
+"""
+from __future__ import annotations
+
+import builtins
+import types
+
+# Parts of torch that are Python machinery, not operators.
+_TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.utils", "torch.compiler",
+                    "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
+_BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})
+
+
+def _module_of(value) -> str:
+    module = getattr(value, "__module__", None)
+    if module is None and isinstance(value, types.BuiltinFunctionType):
+        module = getattr(getattr(value, "__self__", None), "__name__", None)
+    return module or ""
+
+
+def is_torch_module(module: types.ModuleType) -> bool:
+    return module.__name__ == "torch" or module.__name__.startswith("torch.")
+
+
+def classify(value) -> str:
+    """The rule for a callable: 'torch', 'builtin', 'user' or 'skip'."""
+    module = _module_of(value)
+    if module == "torch" or module.startswith("torch."):
+        if module.startswith(_TORCH_MACHINERY):
+            return "skip"
+        return "torch"
+    if module in _BUILTIN_MODULES and isinstance(value, (types.BuiltinFunctionType, types.FunctionType)):
+        return "builtin"
+    if value in vars(builtins).values() and isinstance(value, types.BuiltinFunctionType):
+        return "builtin"
+    if isinstance(value, types.FunctionType):
+        return "user"
+    return "skip"

@@ -1,0 +1,14 @@
+"""The VariableTracker family, one module per family of Python values."""
+from .base import VariableTracker
+from .builtin import BuiltinVariable
+from .constant import ConstantVariable
+from .dicts import ConstDictVariable, DictViewVariable
+from .functions import TorchFunctionVariable
+from .lazy import LazyVariableTracker
+from .lists import (ListIteratorVariable, ListVariable, RangeVariable, SliceVariable,
+                    TupleVariable)
+from .misc import (GetAttrVariable, NullVariable, PythonModuleVariable, UserDefinedClassVariable,
+                   UserDefinedObjectVariable, UserFunctionVariable)
+from .tensor import TensorVariable
+
+__all__ = [name for name in dir() if name.endswith(("Variable", "Tracker"))]

@@ -1,0 +1,287 @@
+"""Builtins and the operator module: folded on constants, graph nodes on tensors."""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from dataclasses import dataclass
+
+import torch
+
+from ..exc import Unsupported
+from .base import VariableTracker
+from .constant import ConstantVariable
+from .dicts import ConstDictVariable, DictViewVariable
+from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
+                    SliceVariable, TupleVariable)
+from .tensor import TensorVariable
+
+# In-place operators fall back to their plain form on immutable values.
+INPLACE_TO_PLAIN = {
+    operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+    operator.itruediv: operator.truediv, operator.ifloordiv: operator.floordiv,
+    operator.imod: operator.mod, operator.ipow: operator.pow, operator.imatmul: operator.matmul,
+    operator.iand: operator.and_, operator.ior: operator.or_, operator.ixor: operator.xor,
+    operator.ilshift: operator.lshift, operator.irshift: operator.rshift,
+}
+
+# Pure functions safe to evaluate at trace time on constant arguments.
+CONSTANT_FOLDABLE = frozenset({
+    abs, min, max, round, pow, divmod, len, bool, int, float, str, repr, hash, sum, all, any,
+    sorted, chr, ord, tuple, list, dict, set, frozenset, format, type, callable, slice,
+    *(getattr(math, name) for name in ("sqrt", "floor", "ceil", "log", "log2", "exp", "sin",
+                                       "cos", "tan", "pi", "prod", "isclose", "gcd", "isfinite",
+                                       "isnan", "isinf", "fabs", "trunc", "pow", "copysign")
+      if callable(getattr(math, name))),
+    *(fn for fn in vars(operator).values() if callable(fn) and not isinstance(fn, type)),
+})
+
+
+def realized(args) -> list[VariableTracker]:
+    return [a.realize() for a in args]
+
+
+def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
+    """`op(*args)` for an operator-module function, the heart of every BINARY_OP."""
+    from ..builder import build_sourceless
+    args = realized(args)
+    if any(isinstance(a, TensorVariable) for a in args):
+        return tx.output.call(tx, "call_function", op, tuple(args), {})
+    if op is operator.getitem:
+        return _getitem(tx, args[0], args[1])
+    if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
+        return args[0].call_method(tx, "__contains__", [args[1]], {})
+    plain = INPLACE_TO_PLAIN.get(op, op)
+    if isinstance(args[0], ListVariable) and op is operator.iadd:
+        return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
+    if plain is operator.add and len(args) == 2 and _same_sequence_kind(*args):
+        return args[0].with_items(args[0].items + tuple(args[1].unpack_var_sequence(tx)))
+    if plain is operator.mul and len(args) == 2 and isinstance(args[0], BaseListVariable) \
+            and args[1].is_python_constant():
+        return args[0].with_items(args[0].items * args[1].as_python_constant())
+    if all(a.is_python_constant() for a in args):
+        values = [a.as_python_constant() for a in args]
+        try:
+            return build_sourceless(tx, plain(*values))
+        except Exception as error:
+            raise Unsupported(f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
+    if op in (operator.is_, operator.is_not):
+        same = args[0] is args[1] or (
+            getattr(args[0], "mutation_id", None) is not None
+            and getattr(args[0], "mutation_id", None) == getattr(args[1], "mutation_id", -1))
+        return ConstantVariable(same if op is operator.is_ else not same)
+    if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
+            and isinstance(args[1], BaseListVariable):
+        raise Unsupported("comparing sequences that hold tensors")
+    raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+def _same_sequence_kind(a, b) -> bool:
+    return isinstance(a, BaseListVariable) and type(a) is type(b)
+
+
+def _getitem(tx, obj, index):
+    if isinstance(obj, (BaseListVariable, ConstDictVariable)):
+        return obj.getitem(tx, index)
+    if obj.is_python_constant() and index.is_python_constant():
+        from ..builder import build_sourceless
+        try:
+            return build_sourceless(tx, obj.as_python_constant()[index.as_python_constant()])
+        except Exception as error:
+            raise Unsupported(f"indexing raised {type(error).__name__}: {error}") from error
+    return obj.call_method(tx, "__getitem__", [index], {})
+
+
+@dataclass(frozen=True, eq=False)
+class BuiltinVariable(VariableTracker):
+    """A builtin function, or a function of the operator or math module."""
+
+    fn: object = None
+
+    CONSTRUCTORS = (list, tuple, dict, range, slice, int, float, bool, str, set, frozenset,
+                    enumerate, zip, reversed)
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def as_python_constant(self):
+        return self.fn
+
+    def short_repr(self) -> str:
+        return f"builtin {getattr(self.fn, '__name__', self.fn)}"
+
+    def call_function(self, tx, args, kwargs):
+        args = realized(args)
+        kwargs = {k: v.realize() for k, v in kwargs.items()}
+        name = getattr(self.fn, "__name__", "")
+        handler = getattr(self, f"call_{name}", None)
+        if handler is not None and getattr(builtins, name, None) is self.fn:
+            result = handler(tx, *args, **kwargs)
+            if result is not None:
+                return result
+        if getattr(operator, name, None) is self.fn and not kwargs:
+            return apply_operator(tx, self.fn, args)
+        if self.fn in CONSTANT_FOLDABLE and all(
+                a.is_python_constant() for a in list(args) + list(kwargs.values())):
+            from ..builder import build_sourceless
+            try:
+                value = self.fn(*[a.as_python_constant() for a in args],
+                                **{k: v.as_python_constant() for k, v in kwargs.items()})
+            except Exception as error:
+                raise Unsupported(f"{name}() raised {type(error).__name__}: {error} at trace time") from error
+            return build_sourceless(tx, value)
+        if self.fn is print:
+            raise Unsupported("print() has a side effect outside the graph")
+        raise Unsupported(f"builtin {name}() on {', '.join(a.describe() for a in args) or 'no arguments'}")
+
+    # ---- builtins with symbolic meaning (return None to fall through) --------------
+    def call_len(self, tx, obj):
+        if isinstance(obj, TensorVariable):
+            if obj.example.dim() == 0:
+                raise Unsupported("len() of a 0-d tensor")
+            return ConstantVariable(int(obj.example.shape[0]))
+        return obj.call_method(tx, "__len__", [], {}) if not obj.is_python_constant() else None
+
+    def call_isinstance(self, tx, obj, classes):
+        cls = classes.as_python_constant()
+        return ConstantVariable(issubclass(obj.python_type(), cls))
+
+    def call_type(self, tx, obj):
+        from ..builder import build_sourceless
+        return build_sourceless(tx, obj.python_type())
+
+    def call_getattr(self, tx, obj, name, default=None):
+        attr = name.as_python_constant()
+        if default is None:
+            return obj.var_getattr(tx, attr)
+        try:
+            return obj.var_getattr(tx, attr)
+        except Unsupported as error:
+            if "has no attribute" in str(error):
+                return default
+            raise
+
+    def call_hasattr(self, tx, obj, name):
+        try:
+            obj.var_getattr(tx, name.as_python_constant())
+            return ConstantVariable(True)
+        except Unsupported as error:
+            if "has no attribute" in str(error):
+                return ConstantVariable(False)
+            raise
+
+    def call_range(self, tx, *args):
+        return RangeVariable(range(*[a.as_python_constant() for a in args]))
+
+    def call_slice(self, tx, *args):
+        parts = list(args) + [ConstantVariable(None)] * (3 - len(args))
+        if len(args) == 1:
+            parts = [ConstantVariable(None), args[0], ConstantVariable(None)]
+        return SliceVariable(*parts)
+
+    def _sequence(self, tx, obj):
+        if not obj.has_unpack_var_sequence(tx):
+            raise Unsupported(f"iterating over {obj.describe()}")
+        return obj.unpack_var_sequence(tx)
+
+    def call_list(self, tx, obj=None):
+        return ListVariable(tuple(self._sequence(tx, obj)) if obj is not None else ())
+
+    def call_tuple(self, tx, obj=None):
+        return TupleVariable(tuple(self._sequence(tx, obj)) if obj is not None else ())
+
+    def call_dict(self, tx, obj=None, **kwargs):
+        from .dicts import _key
+        entries = {}
+        if obj is not None:
+            if isinstance(obj, ConstDictVariable):
+                entries.update(obj.entries)
+            else:
+                for pair in self._sequence(tx, obj):
+                    key, value = pair.realize().unpack_var_sequence(tx)
+                    entries[_key(key)] = value
+        entries.update(kwargs)
+        return ConstDictVariable(entries)
+
+    def call_iter(self, tx, obj):
+        if isinstance(obj, ListIteratorVariable):
+            return obj
+        return ListIteratorVariable(tuple(self._sequence(tx, obj)))
+
+    def call_next(self, tx, it, default=None):
+        if not isinstance(it, ListIteratorVariable):
+            raise Unsupported(f"next() on {it.describe()}")
+        step = it.next_item()
+        if step is None:
+            if default is not None:
+                return default
+            raise Unsupported("StopIteration at trace time")
+        item, advanced = step
+        tx.replace_all(it, advanced)
+        return item
+
+    def call_enumerate(self, tx, obj, start=None):
+        first = start.as_python_constant() if start is not None else 0
+        items = self._sequence(tx, obj)
+        return ListIteratorVariable(tuple(TupleVariable((ConstantVariable(i), item))
+                                          for i, item in enumerate(items, first)))
+
+    def call_zip(self, tx, *seqs, strict=None):
+        columns = [self._sequence(tx, s) for s in seqs]
+        return ListIteratorVariable(tuple(TupleVariable(tuple(row)) for row in zip(*columns)))
+
+    def call_reversed(self, tx, obj):
+        return ListIteratorVariable(tuple(reversed(self._sequence(tx, obj))))
+
+    def call_abs(self, tx, obj):
+        if isinstance(obj, TensorVariable):
+            return tx.output.call(tx, "call_function", abs, (obj,), {})
+        return None
+
+    def _min_max(self, tx, args):
+        if len(args) == 1:
+            args = self._sequence(tx, args[0])
+        args = realized(args)
+        if not any(isinstance(a, TensorVariable) for a in args):
+            return None
+        result = args[0]
+        for other in args[1:]:
+            a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)
+            if b.is_python_constant():
+                bound = "min" if self.fn is max else "max"
+                result = tx.output.call(tx, "call_function", torch.clamp, (a,), {bound: b})
+            else:
+                pairwise = torch.maximum if self.fn is max else torch.minimum
+                result = tx.output.call(tx, "call_function", pairwise, (a, b), {})
+        return result
+
+    def call_max(self, tx, *args):
+        return self._min_max(tx, args)
+
+    def call_min(self, tx, *args):
+        return self._min_max(tx, args)
+
+    def call_bool(self, tx, obj=None):
+        if obj is None:
+            return ConstantVariable(False)
+        return ConstantVariable(obj.truth(tx))
+
+    def call_int(self, tx, obj=None, *rest):
+        if isinstance(obj, TensorVariable):
+            raise Unsupported("int() of a tensor needs its data at trace time")
+        return None
+
+    call_float = call_int
+
+    def call_callable(self, tx, obj):
+        from .functions import TorchFunctionVariable
+        from .misc import GetAttrVariable, UserDefinedClassVariable, UserFunctionVariable
+        if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable,
+                            UserFunctionVariable, UserDefinedClassVariable)):
+            return ConstantVariable(True)
+        if isinstance(obj, (TensorVariable, ConstantVariable, BaseListVariable, ConstDictVariable)):
+            return ConstantVariable(False)
+        return None
+
+    def call_print(self, tx, *args, **kwargs):
+        raise Unsupported("print() has a side effect outside the graph")

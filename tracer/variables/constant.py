@@ -1,0 +1,96 @@
+"""ConstantVariable: a Python value baked into the graph, never a graph input."""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import torch
+
+from ..exc import Unsupported
+from .base import VariableTracker
+
+CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis),
+                  torch.dtype, torch.device, torch.memory_format, torch.layout, torch.Size)
+
+# Methods of constants that are pure: calling them at trace time is safe.
+_PURE_METHODS = {
+    str: {"format", "join", "lower", "upper", "startswith", "endswith", "strip", "split",
+          "replace", "__contains__", "__len__", "__getitem__", "isdigit", "isidentifier", "count",
+          "find", "lstrip", "rstrip", "title", "__add__", "__mul__", "__mod__", "zfill"},
+    int: {"bit_length", "__index__", "__int__", "__float__", "__add__", "__mul__", "__sub__",
+          "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__", "__eq__",
+          "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "to_bytes"},
+    float: {"is_integer", "__int__", "__float__", "__add__", "__mul__", "__sub__",
+            "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__",
+            "as_integer_ratio", "hex"},
+    torch.Size: {"numel", "index", "count", "__getitem__", "__len__"},
+    torch.dtype: {"to_complex", "to_real"},
+}
+
+
+def is_constant_value(value) -> bool:
+    """Scalars, dtypes, devices and sizes are baked in; tuples are containers."""
+    return isinstance(value, CONSTANT_TYPES)
+
+
+@dataclass(frozen=True, eq=False)
+class ConstantVariable(VariableTracker):
+    value: object = None
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self):
+        return self.value
+
+    def is_python_constant(self) -> bool:
+        return True
+
+    def as_proxy(self):
+        return self.value
+
+    def truth(self, tx) -> bool:
+        return bool(self.value)
+
+    def var_getattr(self, tx, name: str):
+        try:
+            attr = getattr(self.value, name)
+        except AttributeError as error:
+            raise Unsupported(f"{type(self.value).__name__} has no attribute {name!r}") from error
+        if callable(attr):
+            from .misc import GetAttrVariable
+            return GetAttrVariable(self, name)
+        return ConstantVariable(attr)
+
+    def call_method(self, tx, name: str, args, kwargs):
+        allowed = _PURE_METHODS.get(type(self.value), ())
+        if name not in allowed:
+            raise Unsupported(f"method {type(self.value).__name__}.{name}() at trace time")
+        if not all(a.is_python_constant() for a in list(args) + list(kwargs.values())):
+            if isinstance(self.value, (int, float)) and name.startswith("__") and len(args) == 1:
+                from .builtin import apply_operator
+                op = getattr(operator, name.strip("_"), None)
+                if op is not None:
+                    return apply_operator(tx, op, [self, args[0]])
+            raise Unsupported(f"{type(self.value).__name__}.{name}() with non-constant arguments")
+        result = getattr(self.value, name)(
+            *[a.as_python_constant() for a in args],
+            **{k: v.as_python_constant() for k, v in kwargs.items()},
+        )
+        from ..builder import build_sourceless
+        return build_sourceless(tx, result)
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return isinstance(self.value, (str, torch.Size))
+
+    def unpack_var_sequence(self, tx):
+        if not self.has_unpack_var_sequence(tx):
+            raise Unsupported(f"iterating over {type(self.value).__name__}")
+        return [ConstantVariable(v) for v in self.value]
+
+    def reconstruct(self, codegen) -> None:
+        codegen.load_const(self.value)
+
+    def short_repr(self) -> str:
+        text = repr(self.value)
+        return text if len(text) <= 60 else text[:57] + "..."

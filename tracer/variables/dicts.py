@@ -1,0 +1,169 @@
+"""ConstDictVariable: a dict whose keys are known at trace time.
+
+Lookups resolve while tracing; only the values can be tensors.  A dict that
+came from outside guards its keys only when the trace depends on them (it
+iterates, takes len, tests membership), as Dynamo does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..exc import Unsupported
+from .base import VariableTracker, new_mutation_id
+from .constant import ConstantVariable
+from .lists import ListIteratorVariable, TupleVariable
+
+
+def _key(v: VariableTracker):
+    v = v.realize()
+    if not v.is_python_constant():
+        raise Unsupported(f"dict key {v.describe()} is not a constant")
+    key = v.as_python_constant()
+    try:
+        hash(key)
+    except TypeError as error:
+        raise Unsupported(f"unhashable dict key {key!r}") from error
+    return key
+
+
+@dataclass(frozen=True, eq=False)
+class ConstDictVariable(VariableTracker):
+    entries: dict = field(default_factory=dict)  # constant key -> tracker; never mutated in place
+    mutation_id: int = field(default_factory=new_mutation_id)
+
+    def python_type(self) -> type:
+        return dict
+
+    def as_python_constant(self):
+        return {k: v.as_python_constant() for k, v in self.entries.items()}
+
+    def as_proxy(self):
+        return {k: v.as_proxy() for k, v in self.entries.items()}
+
+    def truth(self, tx) -> bool:
+        self._guard_keys(tx)
+        return bool(self.entries)
+
+    def children(self):
+        return [(repr(k), v) for k, v in self.entries.items()]
+
+    def replace_children(self, swap):
+        return replace(self, entries={k: swap(v) for k, v in self.entries.items()})
+
+    def _guard_keys(self, tx) -> None:
+        if self.source is not None:
+            tx.output.install_guard(self.source, "DICT_KEYS_MATCH", tuple(self.entries))
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return True
+
+    def unpack_var_sequence(self, tx):
+        self._guard_keys(tx)
+        return [ConstantVariable(k) for k in self.entries]
+
+    def getitem(self, tx, key_var):
+        key = _key(key_var)
+        if key not in self.entries:
+            raise Unsupported(f"KeyError: {key!r} at trace time")
+        return self.entries[key]
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "__getitem__":
+            return self.getitem(tx, args[0])
+        if name == "get":
+            key = _key(args[0])
+            if key in self.entries:
+                return self.entries[key]
+            self._guard_keys(tx)
+            return args[1] if len(args) > 1 else ConstantVariable(None)
+        if name in ("__contains__", "__len__", "keys", "values", "items"):
+            self._guard_keys(tx)
+            if name == "__contains__":
+                return ConstantVariable(_key(args[0]) in self.entries)
+            if name == "__len__":
+                return ConstantVariable(len(self.entries))
+            return DictViewVariable(self, name)
+        if name == "copy":
+            return ConstDictVariable(dict(self.entries))
+        mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
+        if name not in mutators:
+            raise Unsupported(f"dict.{name}()")
+        if self.source is not None:
+            raise Unsupported(f"dict.{name}() mutates {self.source.name()}, a dict the caller owns")
+        entries = dict(self.entries)
+        result = ConstantVariable(None)
+        if name == "__setitem__":
+            entries[_key(args[0])] = args[1]
+        elif name == "update":
+            other = args[0].realize() if args else ConstDictVariable({})
+            if not isinstance(other, ConstDictVariable):
+                raise Unsupported(f"dict.update() with {other.describe()}")
+            entries.update(other.entries)
+            entries.update(kwargs)
+        elif name == "pop":
+            key = _key(args[0])
+            if key in entries:
+                result = entries.pop(key)
+            elif len(args) > 1:
+                result = args[1]
+            else:
+                raise Unsupported(f"KeyError: {key!r} at trace time")
+        elif name == "setdefault":
+            key = _key(args[0])
+            result = entries.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))
+        elif name == "__delitem__":
+            del entries[_key(args[0])]
+        elif name == "clear":
+            entries.clear()
+        else:
+            raise Unsupported(f"dict.{name}()")
+        tx.replace_all(self, replace(self, entries=entries))
+        return result
+
+    def short_repr(self) -> str:
+        inner = ", ".join(f"{k!r}: {v.short_repr()}" for k, v in list(self.entries.items())[:4])
+        more = ", ..." if len(self.entries) > 4 else ""
+        return "{" + inner + more + "}"
+
+
+@dataclass(frozen=True, eq=False)
+class DictViewVariable(VariableTracker):
+    """dict.keys(), .values() or .items() of a ConstDictVariable."""
+
+    dict_var: ConstDictVariable = None
+    view: str = "keys"
+
+    def python_type(self) -> type:
+        return type(getattr({}, self.view)())
+
+    def _items(self):
+        entries = self.dict_var.entries
+        if self.view == "keys":
+            return [ConstantVariable(k) for k in entries]
+        if self.view == "values":
+            return list(entries.values())
+        return [TupleVariable((ConstantVariable(k), v)) for k, v in entries.items()]
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return True
+
+    def unpack_var_sequence(self, tx):
+        return self._items()
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "__len__":
+            return ConstantVariable(len(self.dict_var.entries))
+        if name == "__contains__" and self.view == "keys":
+            return ConstantVariable(_key(args[0]) in self.dict_var.entries)
+        if name == "__iter__":
+            return ListIteratorVariable(tuple(self._items()))
+        raise Unsupported(f"dict_{self.view}.{name}()")
+
+    def children(self):
+        return [(str(i), v) for i, v in enumerate(self._items())]
+
+    def replace_children(self, swap):
+        return replace(self, dict_var=swap(self.dict_var))
+
+    def short_repr(self) -> str:
+        return f"dict_{self.view}({len(self.dict_var.entries)})"

@@ -1,0 +1,242 @@
+"""Sequences: lists, tuples, ranges, slices and the iterators the tracer unrolls."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import torch
+
+from ..exc import Unsupported
+from .base import VariableTracker, new_mutation_id
+from .constant import ConstantVariable
+
+
+def _const_args(args, kwargs, what: str):
+    if not all(a.is_python_constant() for a in list(args) + list(kwargs.values())):
+        raise Unsupported(f"{what} with non-constant arguments")
+    return [a.as_python_constant() for a in args], {k: v.as_python_constant() for k, v in kwargs.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class BaseListVariable(VariableTracker):
+    items: tuple = ()
+
+    def python_type(self) -> type:
+        raise NotImplementedError  # each sequence kind names its type
+
+    def as_python_constant(self):
+        return self.python_type()(item.as_python_constant() for item in self.items)
+
+    def as_proxy(self):
+        return self.python_type()(item.as_proxy() for item in self.items)
+
+    def truth(self, tx) -> bool:
+        return bool(self.items)
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return True
+
+    def unpack_var_sequence(self, tx):
+        return list(self.items)
+
+    def children(self):
+        return [(str(i), item) for i, item in enumerate(self.items)]
+
+    def replace_children(self, swap):
+        return replace(self, items=tuple(swap(item) for item in self.items))
+
+    def getitem(self, tx, index: VariableTracker):
+        index = index.realize()
+        if not index.is_python_constant():
+            raise Unsupported(f"indexing a {self.python_type().__name__} with {index.describe()}")
+        key = index.as_python_constant()
+        if isinstance(key, slice):
+            return self.with_items(self.items[key], source=None)
+        try:
+            return self.items[key]
+        except (IndexError, TypeError) as error:
+            raise Unsupported(f"{type(error).__name__}: {error}") from error
+
+    def with_items(self, items, source=None):
+        return type(self)(tuple(items), source=source)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "__getitem__" and len(args) == 1:
+            return self.getitem(tx, args[0])
+        if name == "__len__":
+            return ConstantVariable(len(self.items))
+        if name in ("index", "count", "__contains__"):
+            needle = args[0].realize()
+            if needle.is_python_constant() and all(i.realize().is_python_constant() for i in self.items):
+                values = [i.as_python_constant() for i in self.items]
+                consts, _ = _const_args(args, kwargs, name)
+                return ConstantVariable(getattr(values, name)(*consts))
+        raise Unsupported(f"{self.python_type().__name__}.{name}()")
+
+    def short_repr(self) -> str:
+        open_, close = ("[", "]") if self.python_type() is list else ("(", ")")
+        inner = ", ".join(item.short_repr() for item in self.items[:6])
+        more = ", ..." if len(self.items) > 6 else ""
+        return f"{open_}{inner}{more}{close}"
+
+
+@dataclass(frozen=True, eq=False)
+class TupleVariable(BaseListVariable):
+    def python_type(self) -> type:
+        return tuple
+
+
+@dataclass(frozen=True, eq=False)
+class ListVariable(BaseListVariable):
+    """A list; its mutation_id ties together the versions that mutations make."""
+
+    mutation_id: int = field(default_factory=new_mutation_id)
+
+    def python_type(self) -> type:
+        return list
+
+    def with_items(self, items, source=None):
+        return ListVariable(tuple(items), source=source)
+
+    def mutated(self, tx, items) -> "ListVariable":
+        """The next version of this list, swapped in wherever the trace holds it."""
+        if self.source is not None:
+            raise Unsupported(f"mutating {self.source.name()}, a list the caller owns")
+        new = replace(self, items=tuple(items))
+        tx.replace_all(self, new)
+        return new
+
+    def call_method(self, tx, name, args, kwargs):
+        mutators = {"append", "extend", "insert", "pop", "clear", "reverse", "__setitem__",
+                    "__delitem__", "remove", "sort"}
+        if name not in mutators:
+            if name == "copy":
+                return ListVariable(self.items)
+            return super().call_method(tx, name, args, kwargs)
+        if self.source is not None:
+            raise Unsupported(f"list.{name}() mutates {self.source.name()}, a list the caller owns")
+        items = list(self.items)
+        if name == "append":
+            items.append(args[0])
+        elif name == "extend":
+            seq = args[0].realize()
+            if not seq.has_unpack_var_sequence(tx):
+                raise Unsupported(f"list.extend() with {seq.describe()}")
+            items.extend(seq.unpack_var_sequence(tx))
+        elif name == "insert":
+            items.insert(args[0].as_python_constant(), args[1])
+        elif name == "pop":
+            result = items.pop(*[a.as_python_constant() for a in args])
+            tx.replace_all(self, replace(self, items=tuple(items)))
+            return result
+        elif name == "clear":
+            items.clear()
+        elif name == "reverse":
+            items.reverse()
+        elif name == "__setitem__":
+            key = args[0].as_python_constant()
+            if isinstance(key, slice):
+                items[key] = args[1].realize().unpack_var_sequence(tx)
+            else:
+                items[key] = args[1]
+        elif name == "__delitem__":
+            del items[args[0].as_python_constant()]
+        else:
+            raise Unsupported(f"list.{name}()")
+        tx.replace_all(self, replace(self, items=tuple(items)))
+        return ConstantVariable(None)
+
+
+@dataclass(frozen=True, eq=False)
+class RangeVariable(VariableTracker):
+    value: range = range(0)
+
+    def python_type(self) -> type:
+        return range
+
+    def as_python_constant(self):
+        return self.value
+
+    def is_python_constant(self) -> bool:
+        return True
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return True
+
+    def unpack_var_sequence(self, tx):
+        return [ConstantVariable(i) for i in self.value]
+
+    def call_method(self, tx, name, args, kwargs):
+        consts, kw = _const_args(args, kwargs, f"range.{name}()")
+        result = getattr(self.value, name)(*consts, **kw)
+        if isinstance(result, range):
+            return RangeVariable(result)
+        return ConstantVariable(result)
+
+    def var_getattr(self, tx, name):
+        if name in ("start", "stop", "step"):
+            return ConstantVariable(getattr(self.value, name))
+        return super().var_getattr(tx, name)
+
+    def short_repr(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True, eq=False)
+class SliceVariable(VariableTracker):
+    start: VariableTracker = None
+    stop: VariableTracker = None
+    step: VariableTracker = None
+
+    def python_type(self) -> type:
+        return slice
+
+    def parts(self):
+        return [p for p in (self.start, self.stop, self.step)]
+
+    def as_python_constant(self):
+        return slice(*(p.as_python_constant() for p in self.parts()))
+
+    def as_proxy(self):
+        return slice(*(p.as_proxy() for p in self.parts()))
+
+    def short_repr(self) -> str:
+        return ":".join("" if p.is_python_constant() and p.as_python_constant() is None else p.short_repr()
+                        for p in self.parts())
+
+
+@dataclass(frozen=True, eq=False)
+class ListIteratorVariable(VariableTracker):
+    """An iterator over known items; advancing it makes a new tracker."""
+
+    items: tuple = ()
+    index: int = 0
+    mutation_id: int = field(default_factory=new_mutation_id)
+
+    def python_type(self) -> type:
+        return type(iter([]))
+
+    def next_item(self):
+        """(item, advanced iterator), or None when exhausted."""
+        if self.index >= len(self.items):
+            return None
+        return self.items[self.index], replace(self, index=self.index + 1)
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return True
+
+    def unpack_var_sequence(self, tx):
+        return list(self.items[self.index:])
+
+    def children(self):
+        return [(str(i), item) for i, item in enumerate(self.items[self.index:], self.index)]
+
+    def replace_children(self, swap):
+        return replace(self, items=tuple(swap(item) for item in self.items))
+
+    def short_repr(self) -> str:
+        return f"iterator at {self.index}/{len(self.items)}"
+
+
+def is_sequence(v: VariableTracker) -> bool:
+    return isinstance(v, (BaseListVariable, RangeVariable)) or (
+        isinstance(v, ConstantVariable) and isinstance(v.value, (str, torch.Size)))

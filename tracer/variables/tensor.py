@@ -1,0 +1,102 @@
+"""TensorVariable: a tensor in the graph, as an FX node plus a fake example value.
+
+Operations on it add graph nodes; its metadata (shape, dtype, device, ...) is
+known at trace time from the fake tensor and folds to constants, which is what
+`dynamic=False` promises.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import torch
+
+from ..exc import Unsupported
+from .base import VariableTracker
+from .constant import ConstantVariable
+
+# Attributes read straight from the example value and baked in as constants.
+FOLDED_ATTRIBUTES = frozenset({
+    "shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_cpu", "is_sparse",
+    "is_quantized", "is_meta", "layout", "is_leaf", "is_nested", "is_mkldnn", "itemsize",
+})
+# Methods whose result depends only on metadata: folded the same way.
+FOLDED_METHODS = frozenset({
+    "size", "dim", "ndimension", "numel", "nelement", "stride", "is_floating_point",
+    "is_complex", "is_contiguous", "element_size", "get_device", "is_signed",
+    "is_inference", "type_as_string",
+})
+# Methods that would turn data into Python values: the graph cannot hold them.
+DATA_DEPENDENT_METHODS = frozenset({"item", "tolist", "numpy", "__bool__", "__index__", "__int__", "__float__"})
+# Attributes that are graph operations (views), recorded as getattr nodes.
+GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+
+
+@dataclass(frozen=True, eq=False)
+class TensorVariable(VariableTracker):
+    node: torch.fx.Node = None
+    example: torch.Tensor = None  # a FakeTensor
+
+    def python_type(self) -> type:
+        return torch.nn.Parameter if isinstance(self.example, torch.nn.Parameter) else torch.Tensor
+
+    def as_proxy(self):
+        return self.node
+
+    def truth(self, tx) -> bool:
+        raise Unsupported("data-dependent branch: the truth value of a tensor depends on its data")
+
+    def var_getattr(self, tx, name: str):
+        if name in FOLDED_ATTRIBUTES:
+            value = getattr(self.example, name)
+            if isinstance(value, torch.Size):
+                value = torch.Size(int(s) for s in value)
+            return ConstantVariable(value)
+        if name in GRAPH_ATTRIBUTES:
+            return tx.output.call(tx, "call_function", getattr, (self, ConstantVariable(name)), {})
+        if name in ("grad", "data", "_base"):
+            raise Unsupported(f"tensor attribute .{name}")
+        from .misc import GetAttrVariable
+        if callable(getattr(torch.Tensor, name, None)):
+            return GetAttrVariable(self, name)
+        raise Unsupported(f"tensor attribute .{name}")
+
+    def call_method(self, tx, name: str, args, kwargs):
+        if name in FOLDED_METHODS and all(a.is_python_constant() for a in args):
+            value = getattr(self.example, name)(*[a.as_python_constant() for a in args],
+                                                **{k: v.as_python_constant() for k, v in kwargs.items()})
+            if isinstance(value, torch.Size):
+                value = torch.Size(int(s) for s in value)
+            elif isinstance(value, tuple):
+                from .lists import TupleVariable
+                return TupleVariable(tuple(ConstantVariable(v) for v in value))
+            return ConstantVariable(value)
+        if name in DATA_DEPENDENT_METHODS:
+            raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time")
+        if name == "__len__":
+            return ConstantVariable(len(self.example))
+        if name in ("__getitem__",):
+            return tx.output.call(tx, "call_function", operator.getitem, (self, *args), kwargs)
+        if not callable(getattr(torch.Tensor, name, None)):
+            raise Unsupported(f"Tensor has no method {name}()")
+        if name.endswith("_") and not name.endswith("__") and self.source is not None:
+            # an in-place op on an input is a side effect on the caller's tensor
+            raise Unsupported(f"in-place Tensor.{name}() on the graph input {self.source.name()}")
+        return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return self.example.dim() > 0
+
+    def unpack_var_sequence(self, tx):
+        if self.example.dim() == 0:
+            raise Unsupported("iteration over a 0-d tensor")
+        return [
+            tx.output.call(tx, "call_function", operator.getitem, (self, ConstantVariable(i)), {})
+            for i in range(self.example.shape[0])
+        ]
+
+    def short_repr(self) -> str:
+        ex = self.example
+        shape = "x".join(str(int(s)) for s in ex.shape) or "scalar"
+        dtype = str(ex.dtype).replace("torch.", "")
+        return f"{self.node.name}: {dtype}[{shape}]"
