@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import operator
+import types
 from dataclasses import dataclass
 
 import torch
@@ -10,7 +11,8 @@ from ..exc import Unsupported
 from .base import VariableTracker
 
 CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis),
-                  torch.dtype, torch.device, torch.memory_format, torch.layout, torch.Size)
+                  torch.dtype, torch.device, torch.memory_format, torch.layout, torch.Size,
+                  types.CodeType)  # code objects: the operand of MAKE_FUNCTION
 
 # Methods of constants that are pure: calling them at trace time is safe.
 _PURE_METHODS = {

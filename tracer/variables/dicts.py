@@ -61,6 +61,12 @@ class ConstDictVariable(VariableTracker):
         self._guard_keys(tx)
         return [ConstantVariable(k) for k in self.entries]
 
+    def var_getattr(self, tx, name):
+        if callable(getattr(dict, name, None)):
+            from .misc import GetAttrVariable
+            return GetAttrVariable(self, name)
+        return super().var_getattr(tx, name)
+
     def getitem(self, tx, key_var):
         key = _key(key_var)
         if key not in self.entries:

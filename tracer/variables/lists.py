@@ -59,6 +59,12 @@ class BaseListVariable(VariableTracker):
     def with_items(self, items, source=None):
         return type(self)(tuple(items), source=source)
 
+    def var_getattr(self, tx, name):
+        if callable(getattr(self.python_type(), name, None)):
+            from .misc import GetAttrVariable
+            return GetAttrVariable(self, name)
+        return super().var_getattr(tx, name)
+
     def call_method(self, tx, name, args, kwargs):
         if name == "__getitem__" and len(args) == 1:
             return self.getitem(tx, args[0])

@@ -1,0 +1,35 @@
+"""The engine is a pure model: tracer/ never imports Qt or the app."""
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FORBIDDEN = ("PySide6", "PyQt5", "PyQt6", "app", "shiboken6")
+
+
+def imported_modules(path: pathlib.Path):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+
+
+def test_tracer_never_imports_qt_or_app():
+    offenders = []
+    for path in sorted((ROOT / "tracer").rglob("*.py")):
+        for module in imported_modules(path):
+            if module.split(".")[0] in FORBIDDEN:
+                offenders.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert offenders == []
+
+
+def test_layering_check_sees_imports():
+    """The check itself works: it finds an import in a snippet."""
+    sample = ROOT / "tests" / "_layering_sample.py"
+    sample.write_text("import PySide6.QtCore\nfrom app import main\n")
+    try:
+        assert list(imported_modules(sample)) == ["PySide6.QtCore", "app"]
+    finally:
+        sample.unlink()

@@ -1,0 +1,215 @@
+"""The public API: tracer.compile, reset, bad input, fullgraph, cache limits."""
+import warnings
+
+import pytest
+import torch
+
+import tracer
+
+
+class Config:
+    def __init__(self):
+        self.scale = 2
+
+
+cfg = Config()
+
+
+def seed(x, n):
+    return x * cfg.scale + n
+
+
+class Counter:
+    def __init__(self):
+        self.graphs = []
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        return gm.forward
+
+
+@pytest.fixture(autouse=True)
+def _restore():
+    tracer.reset()
+    yield
+    cfg.scale = 2
+    tracer.reset()
+
+
+def test_seed_example_bakes_constants_and_recompiles_on_cfg_change():
+    backend = Counter()
+    opt = tracer.compile(seed, backend=backend)
+    x = torch.randn(4)
+    torch.testing.assert_close(opt(x, 3), seed(x, 3))
+    assert len(backend.graphs) == 1
+    gm = backend.graphs[0]
+    assert [n.target for n in gm.graph.nodes if n.op == "placeholder"] == ["L_x_"]  # n and cfg.scale baked in
+    assert [n.args[1] for n in gm.graph.nodes if n.op == "call_function"] == [2, 3]
+    guards = {g.expr for g in opt.cache_entries[0].guards}
+    assert "G['cfg'].scale == 2" in guards and "L['n'] == 3" in guards
+
+    opt(torch.randn(4), 3)  # same premises: a cache hit
+    assert len(backend.graphs) == 1 and opt.cache_entries[0].hits == 2
+
+    cfg.scale = 3
+    torch.testing.assert_close(opt(x, 3), seed(x, 3))
+    assert len(backend.graphs) == 2
+    event = opt.compile_events[-1]
+    assert event.kind == "recompile" and event.compile_id == "0/1"
+    assert "G['cfg'].scale == 2" in event.reason and "got 3" in event.reason
+
+
+def test_guard_records_where_it_was_installed():
+    opt = tracer.compile(seed)
+    opt(torch.randn(2), 1)
+    guard = next(g for g in opt.cache_entries[0].guards if g.source_name == "G['cfg'].scale")
+    assert guard.kind == "EQUALS_MATCH"
+    assert guard.installed_at.line == seed.__code__.co_firstlineno + 1
+    assert "cfg.scale" in guard.installed_at.source_line
+    assert guard.installed_at.function == "seed"
+
+
+def test_decorator_forms():
+    @tracer.compile
+    def f(x):
+        return x + 1
+
+    @tracer.compile(backend="eager")
+    def g(x):
+        return x * 2
+
+    x = torch.ones(2)
+    torch.testing.assert_close(f(x), x + 1)
+    torch.testing.assert_close(g(x), x * 2)
+
+
+def test_empty_graph_never_reaches_the_backend():
+    backend = Counter()
+    opt = tracer.compile(lambda x, n: (x, n + 1), backend=backend)
+    x = torch.ones(2)
+    out = opt(x, 1)
+    assert out[0] is x and out[1] == 2
+    assert backend.graphs == []
+    assert opt.cache_entries[0].graphs == []
+
+
+@pytest.mark.parametrize("bad", [42, "fn", object()])
+def test_non_callable_is_a_clear_error(bad):
+    with pytest.raises(tracer.UserError, match="needs a Python function"):
+        tracer.compile(bad)
+
+
+@pytest.mark.parametrize("bad", [len, torch.sin, print])
+def test_builtin_or_c_function_is_a_clear_error(bad):
+    with pytest.raises(tracer.UserError, match="no bytecode|builtin or C function"):
+        tracer.compile(bad)
+
+
+def test_unknown_backend_is_a_clear_error():
+    with pytest.raises(tracer.UserError, match="backend"):
+        tracer.compile(seed, backend="no-such-backend")
+
+
+def test_user_exception_propagates_unchanged():
+    class Boom(ValueError):
+        pass
+
+    def f(x):
+        if x.dim() == 1:
+            raise Boom("bad input")
+        return x
+
+    opt = tracer.compile(f)
+    with pytest.raises(Boom, match="bad input"):
+        opt(torch.ones(2))
+
+
+def test_wrong_arguments_raise_pythons_type_error():
+    opt = tracer.compile(seed)
+    with pytest.raises(TypeError):
+        opt(torch.ones(2))
+
+
+def test_unsupported_runs_eagerly_with_a_recorded_reason():
+    def f(x):
+        y = x + 1
+        print("side effect")
+        return y
+
+    opt = tracer.compile(f)
+    torch.testing.assert_close(opt(torch.ones(2)), torch.ones(2) + 1)
+    events = [e for e in opt.compile_events if e.kind == "eager_fallback"]
+    assert events and "print" in events[0].reason
+
+
+def test_fullgraph_raises_naming_construct_and_line():
+    def f(x):
+        y = x + 1
+        print("side effect")
+        return y
+
+    opt = tracer.compile(f, fullgraph=True)
+    with pytest.raises(tracer.Unsupported) as info:
+        opt(torch.ones(2))
+    assert "print" in str(info.value)
+    assert info.value.location.line == f.__code__.co_firstlineno + 2
+    assert info.value.location.filename == __file__
+
+
+def test_data_dependent_branch_is_reported():
+    def f(x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+    opt = tracer.compile(f, fullgraph=True)
+    with pytest.raises(tracer.Unsupported, match="data-dependent"):
+        opt(torch.ones(2))
+    torch.testing.assert_close(tracer.compile(f)(torch.ones(2)), f(torch.ones(2)))
+
+
+def test_cache_limit_falls_back_to_eager_with_a_warning():
+    backend = Counter()
+    opt = tracer.compile(lambda x, n: x + n, backend=backend, cache_size_limit=2)
+    x = torch.ones(2)
+    opt(x, 1)
+    opt(x, 2)
+    with pytest.warns(tracer.CacheLimitExceeded):
+        torch.testing.assert_close(opt(x, 3), x + 3)
+    assert len(backend.graphs) == 2
+    assert opt.compile_events[-1].kind == "cache_limit"
+    assert "L['n'] == 2" in opt.compile_events[-1].reason
+
+
+def test_reset_forgets_entries():
+    backend = Counter()
+    opt = tracer.compile(seed, backend=backend)
+    opt(torch.ones(2), 1)
+    tracer.reset()
+    assert opt.cache_entries == []
+    opt(torch.ones(2), 1)
+    assert len(backend.graphs) == 2
+    assert opt.cache_entries[0].compile_id.endswith("/0")
+
+
+def test_global_state_change_recompiles():
+    backend = Counter()
+    opt = tracer.compile(lambda x: x * 2, backend=backend)
+    x = torch.ones(2, requires_grad=True)
+    opt(x)
+    with torch.no_grad():
+        opt(x)
+    assert len(backend.graphs) == 2
+    assert "grad_mode" in opt.compile_events[-1].reason
+
+
+def test_internal_errors_fall_back_to_eager_with_a_warning(monkeypatch):
+    from tracer import symbolic_convert
+
+    def broken(self, inst):
+        raise KeyError("engine bug")
+
+    monkeypatch.setitem(symbolic_convert._DISPATCH, "BINARY_OP", broken)
+    opt = tracer.compile(lambda x: x + 1)
+    with pytest.warns(tracer.InternalTracerWarning, match="engine bug"):
+        torch.testing.assert_close(opt(torch.ones(2)), torch.ones(2) + 1)

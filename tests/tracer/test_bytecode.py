@@ -1,0 +1,96 @@
+"""The bytecode layer and the translator's opcode coverage."""
+import dis
+
+import pytest
+import torch
+
+import tracer
+from tracer import bytecode
+from tracer.symbolic_convert import _DISPATCH
+
+
+def sample(x, ys):
+    total = x
+    for y in ys:
+        total = total + y * 2
+    try:
+        total = total.relu()
+    except RuntimeError:
+        pass
+    return total
+
+
+def test_decode_matches_dis_and_adds_positions_and_targets():
+    decoded = bytecode.decode(sample.__code__)
+    raw = list(dis.get_instructions(sample))
+    assert [i.opname for i in decoded.instructions] == [i.opname for i in raw]
+    assert [i.offset for i in decoded.instructions] == [i.offset for i in raw]
+    assert all(i.index == n for n, i in enumerate(decoded.instructions))
+    first_line = sample.__code__.co_firstlineno
+    binary = next(i for i in decoded.instructions if i.opname == "BINARY_OP" and i.argrepr == "*")
+    assert binary.line == first_line + 3
+    line_text = "        total = total + y * 2"
+    assert line_text[binary.positions.col_offset:binary.positions.end_col_offset] == "y * 2"
+    for inst in decoded.instructions:
+        if inst.opname in bytecode.JUMP_OPNAMES:
+            assert decoded.instructions[inst.target].offset == inst.argval
+    assert decoded.at_offset(binary.offset) is binary
+
+
+def test_exception_table_is_decoded():
+    table = bytecode.decode(sample.__code__).exception_table
+    assert table, "a try/except compiles to exception-table rows on 3.11"
+    offsets = {i.offset for i in bytecode.decode(sample.__code__).instructions}
+    assert all(row.target in offsets for row in table)
+
+
+def test_decode_is_cached_and_immutable():
+    first = bytecode.decode(sample.__code__)
+    assert bytecode.decode(sample.__code__) is first
+    with pytest.raises(AttributeError):
+        first.instructions[0].opname = "NOP"
+
+
+class Context:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+CONTEXT = Context()
+
+ORDINARY_TENSOR_CODE_OPCODES = """
+LOAD_FAST STORE_FAST DELETE_FAST LOAD_GLOBAL LOAD_DEREF STORE_DEREF LOAD_ATTR LOAD_METHOD
+LOAD_CONST LOAD_NAME LOAD_CLOSURE MAKE_CELL COPY_FREE_VARS
+BINARY_OP COMPARE_OP IS_OP CONTAINS_OP UNARY_NEGATIVE UNARY_POSITIVE UNARY_INVERT UNARY_NOT
+BUILD_TUPLE BUILD_LIST BUILD_MAP BUILD_CONST_KEY_MAP BUILD_STRING BUILD_SLICE BUILD_SET
+UNPACK_SEQUENCE UNPACK_EX LIST_EXTEND LIST_APPEND LIST_TO_TUPLE DICT_MERGE DICT_UPDATE MAP_ADD
+BINARY_SUBSCR STORE_SUBSCR DELETE_SUBSCR
+PRECALL CALL KW_NAMES CALL_FUNCTION_EX
+JUMP_FORWARD JUMP_BACKWARD POP_JUMP_FORWARD_IF_FALSE POP_JUMP_FORWARD_IF_TRUE
+POP_JUMP_FORWARD_IF_NONE POP_JUMP_FORWARD_IF_NOT_NONE POP_JUMP_BACKWARD_IF_FALSE
+POP_JUMP_BACKWARD_IF_TRUE JUMP_IF_FALSE_OR_POP JUMP_IF_TRUE_OR_POP
+GET_ITER FOR_ITER FORMAT_VALUE COPY SWAP PUSH_NULL RESUME NOP POP_TOP RETURN_VALUE
+""".split()
+
+
+@pytest.mark.parametrize("opname", ORDINARY_TENSOR_CODE_OPCODES)
+def test_every_ordinary_opcode_has_a_handler_named_after_it(opname):
+    assert opname in dis.opmap
+    assert _DISPATCH[opname].__name__ in (opname, "jump", "handler") or callable(_DISPATCH[opname])
+    assert hasattr(tracer.symbolic_convert.InstructionTranslator, opname)
+
+
+def test_opcode_without_handler_is_reported_not_crashed():
+    def uses_with(x):
+        with CONTEXT:
+            y = x + 1
+        return y
+
+    opt = tracer.compile(uses_with, fullgraph=True)
+    with pytest.raises(tracer.Unsupported, match="opcode BEFORE_WITH is not supported") as info:
+        opt(torch.ones(2))
+    assert info.value.location.opname == "BEFORE_WITH"
+    torch.testing.assert_close(tracer.compile(uses_with)(torch.ones(2)), torch.ones(2) + 1)
