@@ -202,6 +202,10 @@ class CompiledFunction:
             return self._eager_entry(compile_id, message)
         output.graph.output(tuple(output_nodes))
         output.prune()
+        if output.count_calls() == 0 and not self.fullgraph:
+            # As Dynamo: a frame with no graph operation is skipped for good.
+            return self._eager_entry(compile_id, "No ops traced for the FX graph: the frame is skipped "
+                                                 "and runs eagerly from now on")
         graphs, compiled = [], None
         if output.count_calls() > 0:
             gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)

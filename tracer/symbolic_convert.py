@@ -131,6 +131,7 @@ class InstructionTranslator:
 
     # ---- stack manipulation ---------------------------------------------------------------
     def NOP(self, inst): pass
+    def EXTENDED_ARG(self, inst): pass  # dis already folded it into the next instruction's arg
     def RESUME(self, inst): pass
     def PRECALL(self, inst): pass
 

@@ -85,12 +85,24 @@ def test_decorator_forms():
 
 def test_empty_graph_never_reaches_the_backend():
     backend = Counter()
-    opt = tracer.compile(lambda x, n: (x, n + 1), backend=backend)
+    opt = tracer.compile(lambda x, n: (x, n + 1), backend=backend, fullgraph=True)
     x = torch.ones(2)
     out = opt(x, 1)
     assert out[0] is x and out[1] == 2
     assert backend.graphs == []
     assert opt.cache_entries[0].graphs == []
+    assert opt(x, 2)[1] == 3  # the entry was guarded on n: a recompile
+    assert [e.kind for e in opt.compile_events] == ["compile", "recompile"]
+
+
+def test_frame_without_graph_ops_is_skipped_as_dynamo_does():
+    backend = Counter()
+    opt = tracer.compile(lambda x, n: (x.shape[0], n + 1), backend=backend)
+    assert opt(torch.ones(2), 1) == (2, 2)
+    assert opt(torch.ones(5), 2) == (5, 3)  # no recompile: the frame runs eagerly now
+    assert backend.graphs == []
+    assert [e.kind for e in opt.compile_events] == ["compile", "eager_fallback"]
+    assert "No ops traced" in opt.cache_entries[0].eager_reason
 
 
 @pytest.mark.parametrize("bad", [42, "fn", object()])

@@ -99,7 +99,8 @@ class BuiltinVariable(VariableTracker):
     fn: object = None
 
     CONSTRUCTORS = (list, tuple, dict, range, slice, int, float, bool, str, set, frozenset,
-                    enumerate, zip, reversed)
+                    enumerate, zip, reversed, operator.itemgetter, operator.attrgetter,
+                    operator.methodcaller)
 
     def python_type(self) -> type:
         return type(self.fn)
@@ -115,7 +116,8 @@ class BuiltinVariable(VariableTracker):
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         name = getattr(self.fn, "__name__", "")
         handler = getattr(self, f"call_{name}", None)
-        if handler is not None and getattr(builtins, name, None) is self.fn:
+        if handler is not None and (getattr(builtins, name, None) is self.fn
+                                    or getattr(operator, name, None) is self.fn):
             result = handler(tx, *args, **kwargs)
             if result is not None:
                 return result
@@ -133,6 +135,11 @@ class BuiltinVariable(VariableTracker):
         if self.fn is print:
             raise Unsupported("print() has a side effect outside the graph")
         raise Unsupported(f"builtin {name}() on {', '.join(a.describe() for a in args) or 'no arguments'}")
+
+    def call_itemgetter(self, tx, *keys):
+        return OperatorGetterVariable(self.fn, tuple(keys))
+
+    call_attrgetter = call_methodcaller = call_itemgetter
 
     # ---- builtins with symbolic meaning (return None to fall through) --------------
     def call_len(self, tx, obj):
@@ -235,7 +242,7 @@ class BuiltinVariable(VariableTracker):
 
     def call_abs(self, tx, obj):
         if isinstance(obj, TensorVariable):
-            return tx.output.call(tx, "call_function", abs, (obj,), {})
+            return tx.output.call(tx, "call_function", operator.abs, (obj,), {})
         return None
 
     def _min_max(self, tx, args):
@@ -285,3 +292,30 @@ class BuiltinVariable(VariableTracker):
 
     def call_print(self, tx, *args, **kwargs):
         raise Unsupported("print() has a side effect outside the graph")
+
+
+@dataclass(frozen=True, eq=False)
+class OperatorGetterVariable(VariableTracker):
+    """operator.itemgetter / attrgetter / methodcaller objects made in the trace."""
+
+    factory: object = None
+    keys: tuple = ()
+
+    def call_function(self, tx, args, kwargs):
+        (obj,) = args
+        if self.factory is operator.itemgetter:
+            results = [apply_operator(tx, operator.getitem, [obj, key]) for key in self.keys]
+        elif self.factory is operator.attrgetter:
+            results = []
+            for key in self.keys:
+                value = obj
+                for part in key.as_python_constant().split("."):
+                    value = value.var_getattr(tx, part)
+                results.append(value)
+        else:
+            name, *rest = self.keys
+            return obj.var_getattr(tx, name.as_python_constant()).call_function(tx, list(rest), {})
+        return results[0] if len(results) == 1 else TupleVariable(tuple(results))
+
+    def short_repr(self) -> str:
+        return f"{self.factory.__name__}({', '.join(k.short_repr() for k in self.keys)})"
