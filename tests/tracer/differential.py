@@ -22,9 +22,10 @@ Checked per call:
 * whether the call (re)compiled equals Dynamo's, and the event kind
   ("compile" for the first, "recompile" after).  Dynamo: the number of times
   ``ConvertFrame`` was entered for the function's code object during the call
-  (this includes frames whose graph is empty; note Dynamo then marks such a
-  code object as skipped, so it never recompiles it); tracer: the call's
-  ``opt.compile_events`` of kind "compile"/"recompile",
+  (this includes frames whose graph is empty; Dynamo then installs no cache
+  entry and marks the code object as skipped, so it never recompiles it --
+  we translate that to our event kinds as ["compile", "eager_fallback"]);
+  tracer: the call's ``opt.compile_events`` (kinds other than "cache_hit"),
 * the op list of each graph equals Dynamo's,
 * on a recompile, our ``event.reason`` names the variable whose guard Dynamo
   reports as failing (Dynamo's ``torch._dynamo.utils.guard_failures``).
@@ -404,6 +405,7 @@ def _first_failure(reason: str) -> str:
 
 
 def run_dynamo(c: Case) -> RunRecord:
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
     from torch._dynamo.utils import guard_failures
 
     backend = CountingBackend()
@@ -418,6 +420,7 @@ def run_dynamo(c: Case) -> RunRecord:
             state["frames"] = seen["n"]
             state["graphs"] = len(backend.graphs)
             state["fail"] = len(guard_failures.get(code, ()))
+            state["entries"] = len(_debug_get_cache_entry_list(code))
 
         def after(cr):
             n = seen["n"] - state["frames"]
@@ -428,6 +431,11 @@ def run_dynamo(c: Case) -> RunRecord:
             if n:
                 cr.kinds = ["compile" if state["compiles_so_far"] == 0 else "recompile"]
                 state["compiles_so_far"] += 1
+                if len(_debug_get_cache_entry_list(code)) == state["entries"]:
+                    # converted but no cache entry installed: Dynamo skipped the code
+                    # object (e.g. "no content in function call", an empty graph) and
+                    # runs it eagerly from now on -- our tracer's "eager_fallback"
+                    cr.kinds.append("eager_fallback")
             cr.reasons = [_first_failure(r) for r in guard_failures.get(code, [])[state["fail"]:]]
             if len(cr.graphs) > n:
                 rec_problems.append(f"{len(cr.graphs)} graphs for {n} compiled frame(s)")

@@ -1,5 +1,4 @@
 """Differential cases: arithmetic / unary / comparison ops on tensors and constants."""
-import operator  # noqa: F401
 
 import torch
 

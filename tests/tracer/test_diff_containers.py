@@ -78,4 +78,23 @@ def cont_list_of_tensors_into_cat(xs):
     return torch.cat(xs, dim=0), torch.stack(xs[:1])
 
 
+@case(CASES, call(T(2, 3), T(2, 3)), call(T(2, 3), T(2, 3)), call(T(2, 3), T(3, 2)), compiles="C.C")
+def cont_shape_unpack_and_compare(x, y):
+    b, c = x.shape
+    same = x.shape == y.shape
+    if same and x.shape == (2, 3):
+        z = x + y
+    else:
+        z = x.view(c, b) + y.reshape(c, b)
+    return z, same, tuple(y.shape) + (b * c,)
+
+
+@case(CASES, call(T(4, 2)), call(T(4, 2)), compiles="C.")
+def cont_split_chunk_unbind_results(x):
+    a, b = torch.split(x, 2)
+    parts = x.chunk(2, dim=1)
+    first, *others = x.unbind(0)
+    return a + b, parts[0] * parts[1], first - others[-1], len(others)
+
+
 test_containers = parametrize(CASES)

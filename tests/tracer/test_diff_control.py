@@ -103,4 +103,37 @@ def ctl_if_on_dtype_and_ternary(x):
     return y if x.is_floating_point() else -y, 1 if x.dtype == torch.float16 else 0
 
 
+@case(CASES, call(T(3)), call(T(3), bias=T(3)), call(T(3)), call(T(3), scale=3), call(T(3), scale=3),
+      compiles="CC.C.")
+def ctl_default_args_and_kwargs(x, bias=None, scale=2):
+    y = x * scale
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+@case(CASES, call(T(3, 2)), call(T(3, 2)), call(T(2, 2)), compiles="C.C")
+def ctl_for_over_tensor_rows_and_chunks(x):
+    acc = torch.zeros(2)
+    for row in x:
+        acc = acc + row
+    a, b = x.t().chunk(2)
+    for r in x.unbind(1):
+        acc = acc + r.sum()
+    return acc, a - b
+
+
+@case(CASES, call(T(3), 3), call(T(3), 3), call(T(3), 9), compiles="C.C")
+def ctl_range_variants_in_and_chained_compare(x, n):
+    for i in reversed(range(3)):
+        x = x - i
+    for i in range(0, 6, 2):
+        x = x * (i + 1)
+    if n in (1, 2, 3) and 0 < n <= 5:
+        x = x + 100
+    if n not in [7, 8]:
+        x = x.neg()
+    return x, len(range(1, n, 2))
+
+
 test_control = parametrize(CASES)

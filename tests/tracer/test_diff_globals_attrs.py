@@ -99,4 +99,29 @@ def glob_string_mode(x):
     return x.mean(dim=0)
 
 
+SHAPE = (2, -1)
+PARAMS = {"w": T(3), "b": T(3)}
+
+
+@case(CASES, call(T(6)), call(T(6)), call(T(6), mutate=set_global("SHAPE", (3, -1))),
+      call(T(6), mutate=set_global("SHAPE", (2, -1))), compiles="C.C.")
+def glob_tuple_used_as_shape(x):
+    return x.reshape(SHAPE).sum(-1)
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_global("K", 3.0)), call(T(3), mutate=set_global("K", 3)),
+      compiles="CC.")
+def glob_int_to_float_type_change(x):
+    # 3 == 3.0, so only the type guard tells the entries apart
+    return x * K, K
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=set_global("PARAMS", {"w": T(3), "b": T(3)})),
+      call(T(3), mutate=set_global("PARAMS", {"w": T(3)})), compiles="C..C")
+def glob_dict_of_tensors_loop(x):
+    for name, p in PARAMS.items():
+        x = x * p if name == "w" else x + p
+    return x
+
+
 test_globals_attrs = parametrize(CASES)

@@ -81,4 +81,10 @@ def torch_layer_norm_global_weight(x):
     return F.linear(y, LIN_W).sum(-1)
 
 
+@case(CASES, call(T(2, 3)), call(T(2, 3)), call(T(3, 3)), compiles="C.C")
+def tensor_properties_and_new_factories(x):
+    z = x.new_zeros(3) + x.new_ones((2, 3)).sum(0)
+    return x.T @ x, x.mT.shape, z, F.dropout(x, p=0.5, training=False), x.dtype.is_floating_point
+
+
 test_torch_fns = parametrize(CASES)
