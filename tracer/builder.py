@@ -9,21 +9,23 @@ Values with a source enter lazily: the guards go in when the trace uses them.
 """
 from __future__ import annotations
 
+import functools
 import types
 
 import torch
 
 from . import trace_rules
 from .exc import Unsupported
-from .source import GetItemSource, Source
+from .source import AttrSource, GetItemSource, Source
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.lists import ListVariable, RangeVariable, TupleVariable
-from .variables.misc import (PythonModuleVariable, UserDefinedClassVariable,
-                             UserDefinedObjectVariable, UserFunctionVariable)
+from .variables.misc import PythonModuleVariable, UserDefinedClassVariable, UserDefinedObjectVariable
+from .variables.nn_module import NNModuleVariable
+from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
 
 
 def build(tx, value, source: Source | None = None):
@@ -41,7 +43,14 @@ def build_from_source(tx, value, source: Source):
             return tx.output.add_graph_input(tx, source, value)
         raise Unsupported(f"tensor subclass {type(value).__qualname__} at {source.name()}")
     if is_constant_value(value):
-        guard(source, "ID_MATCH" if value is None or isinstance(value, bool) else "EQUALS_MATCH", value)
+        if value is None:
+            guard(source, "NONE_MATCH", None)
+        elif isinstance(value, bool):
+            guard(source, "TRUE_MATCH" if value else "FALSE_MATCH", value)
+        elif isinstance(value, types.CodeType):
+            guard(source, "ID_MATCH", value)
+        else:
+            guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
     if type(value) in (list, tuple):
         guard(source, "TYPE_MATCH", type(value))
@@ -61,21 +70,27 @@ def build_from_source(tx, value, source: Source):
         guard(source, "EQUALS_MATCH", value)
         return RangeVariable(value, source=source)
     if isinstance(value, types.ModuleType):
-        if not trace_rules.is_torch_module(value):
-            guard(source, "ID_MATCH", value)
+        guard(source, "ID_MATCH", value)
         return PythonModuleVariable(value, source=source)
     if isinstance(value, torch.nn.Module):
-        raise Unsupported(f"nn.Module {type(value).__qualname__} at {source.name()} "
-                          "(modules are not supported yet)")
+        guard(source, "TYPE_MATCH", type(value))
+        return NNModuleVariable(value, source=source)
+    if isinstance(value, functools.partial):
+        guard(source, "TYPE_MATCH", functools.partial)
+        func = build(tx, value.func, AttrSource(source, "func"))
+        args = build(tx, value.args, AttrSource(source, "args")).realize().items
+        keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().entries
+        return FunctoolsPartialVariable(func, tuple(args), dict(keywords), source=source)
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
+        if rule == "user":
+            guard(AttrSource(source, "__code__"), "ID_MATCH", value.__code__)
+            return UserFunctionVariable(value, source=source)
+        guard(source, "ID_MATCH", value)
         if rule == "torch":
             return TorchFunctionVariable(value, source=source)
-        guard(source, "ID_MATCH", value)
         if rule == "builtin":
             return BuiltinVariable(value, source=source)
-        if rule == "user":
-            return UserFunctionVariable(value, source=source)
     if isinstance(value, type):
         guard(source, "ID_MATCH", value)
         return UserDefinedClassVariable(value, source=source)
@@ -104,6 +119,10 @@ def build_sourceless(tx, value):
         return PythonModuleVariable(value)
     if isinstance(value, type):
         return UserDefinedClassVariable(value)
+    if isinstance(value, torch.Tensor):
+        raise Unsupported("a tensor constant captured by the traced code (not a graph input)")
+    if isinstance(value, torch.nn.Module):
+        return NNModuleVariable(value)
     if callable(value):
         rule = trace_rules.classify(value)
         if rule == "torch":
@@ -112,4 +131,6 @@ def build_sourceless(tx, value):
             return BuiltinVariable(value)
         if rule == "user":
             return UserFunctionVariable(value)
-    raise Unsupported(f"a {type(value).__qualname__} object made during the trace")
+        if isinstance(value, (types.BuiltinFunctionType, types.MethodWrapperType)):
+            raise Unsupported(f"the C function {value!r}, which the tracer cannot look into")
+    return UserDefinedObjectVariable(value)

@@ -23,7 +23,7 @@ import torch.fx
 from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
 from .guards import GuardSet
 from .output_graph import OutputGraph
-from .rebuild import Plan, make_plan, run_plan
+from .rebuild import FramePlan, PlanBuilder, run_frame
 from .source import Source
 from .symbolic_convert import InstructionTranslator
 
@@ -58,7 +58,7 @@ class CacheEntry:
     guards: GuardSet
     graphs: list[torch.fx.GraphModule]
     input_sources: list[Source]
-    plan: Plan | None
+    plan: FramePlan | None
     compiled: object = None  # what the backend returned
     eager_reason: str | None = None
     code: types.CodeType | None = None
@@ -70,7 +70,7 @@ class CacheEntry:
             return fn(*args, **kwargs)
         inputs = [source.get_value(f_locals, f_globals) for source in self.input_sources]
         outputs = self.compiled(*inputs) if self.compiled is not None else ()
-        return run_plan(self.plan, outputs, f_locals, f_globals)
+        return run_frame(self.plan, outputs, f_locals, f_globals)
 
 
 def _eager_backend(gm: torch.fx.GraphModule, example_inputs):
@@ -91,8 +91,12 @@ class CompiledFunction:
     def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8):
         if not callable(fn):
             raise UserError(f"tracer.compile() needs a Python function, got {type(fn).__name__} {fn!r}")
+        self.module = fn if isinstance(fn, torch.nn.Module) else None
+        if self.module is not None:
+            fn = self.module.forward
+        self.bound_self = None
         if isinstance(fn, types.MethodType):
-            raise UserError("tracer.compile() of a bound method is not supported yet; compile the function")
+            self.bound_self, fn = fn.__self__, fn.__func__
         if not isinstance(fn, types.FunctionType):
             raise UserError(f"tracer.compile() needs a Python function with bytecode; "
                             f"{fn!r} is a {type(fn).__name__} (a builtin or C function has none)")
@@ -111,6 +115,7 @@ class CompiledFunction:
         self._signature = inspect.signature(fn)
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
             if not (self.code.co_flags & 0x0C) and not self.code.co_kwonlyargcount else None
+        self._call_original = fn if self.bound_self is None else functools.partial(fn, self.bound_self)
         self._warned_limit = False
         functools.update_wrapper(self, fn)
         _live.add(self)
@@ -118,6 +123,8 @@ class CompiledFunction:
     # ---- calling ----------------------------------------------------------------------
     def bind(self, args, kwargs) -> dict | None:
         """The frame's initial locals, or None when Python itself would reject the call."""
+        if self.bound_self is not None:
+            args = (self.bound_self, *args)
         names = self._simple_args
         if names is not None and not kwargs and len(args) == len(names):
             f_locals = dict(zip(names, args))
@@ -139,12 +146,22 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         f_locals = self.bind(args, kwargs)
         if f_locals is None:
-            return self.fn(*args, **kwargs)  # raises the TypeError Python would raise
+            return self._call_original(*args, **kwargs)  # raises the TypeError Python would raise
+        if self.module is not None and _has_hooks(self.module):
+            return self.module(*args, **kwargs)  # hooks are run eagerly, and reported below
+
         f_globals = self.fn.__globals__
         for entry in reversed(self.cache_entries):
             if entry.guards.check(f_locals, f_globals):
-                return entry.run(self.fn, f_locals, f_globals, args, kwargs)
+                return entry.run(self._call_original, f_locals, f_globals, args, kwargs)
         return self._miss(f_locals, f_globals, args, kwargs)
+
+    def __getattr__(self, name):
+        """A compiled module still answers as the module (train(), parameters(), ...)."""
+        module = self.__dict__.get("module")
+        if module is None:
+            raise AttributeError(name)
+        return getattr(module, name)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -162,7 +179,7 @@ class CompiledFunction:
             if not self._warned_limit:
                 warnings.warn(reason, CacheLimitExceeded, stacklevel=3)
                 self._warned_limit = True
-            return self.fn(*args, **kwargs)
+            return self._call_original(*args, **kwargs)
         kind = "recompile" if self.cache_entries else "compile"
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
         started = time.perf_counter()
@@ -172,7 +189,7 @@ class CompiledFunction:
         if entry.eager_reason is not None:
             self.compile_events.append(CompileEvent("eager_fallback", compile_id, entry.eager_reason))
         self.cache_entries.append(entry)
-        return entry.run(self.fn, f_locals, f_globals, args, kwargs)
+        return entry.run(self._call_original, f_locals, f_globals, args, kwargs)
 
     def failure_reasons(self, f_locals, f_globals) -> str:
         """For each entry, the first guard that fails now, as `0/0: G['cfg'].scale == 2, got 3`."""
@@ -188,8 +205,9 @@ class CompiledFunction:
         tx = InstructionTranslator(self.code, f_locals, f_globals, output, hook=self.hook)
         try:
             result = tx.run()
-            output_nodes: list = []
-            plan = make_plan(result, output_nodes)
+            builder = PlanBuilder(output.side_effects)
+            plan = builder.frame(result)
+            output_nodes = builder.output_nodes
         except Unsupported as error:
             if self.fullgraph:
                 raise
@@ -236,6 +254,11 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
+
+
+def _has_hooks(module: torch.nn.Module) -> bool:
+    return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
+                or module._backward_pre_hooks)
 
 
 def compile(fn=None, *, backend="eager", fullgraph=False, cache_size_limit=8):

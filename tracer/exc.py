@@ -28,21 +28,28 @@ class Unsupported(Exception):
     with fullgraph=True this reaches the user, naming the construct and line.
     """
 
-    def __init__(self, reason: str, location: UserLocation | None = None):
+    def __init__(self, reason: str, location: UserLocation | None = None,
+                 user_stack: list[UserLocation] | None = None):
         self.reason = reason
         self.location = location
+        self.user_stack = user_stack or ([location] if location else [])
         super().__init__(self._message())
 
     def _message(self) -> str:
         if self.location is None:
             return self.reason
+        if len(self.user_stack) > 1:
+            frames = "\n".join(f"  {frame}" for frame in self.user_stack)
+            return f"{self.reason}\n  at {self.location}\nUser stack (root first):\n{frames}"
         return f"{self.reason}\n  at {self.location}"
 
-    def at(self, location: UserLocation) -> "Unsupported":
+    def at(self, location: UserLocation, user_stack: list[UserLocation] | None = None) -> "Unsupported":
         """The same reason, pinned to the instruction that met it (first pin wins)."""
         if self.location is not None:
             return self
-        return Unsupported(self.reason, location)
+        error = Unsupported(self.reason, location, user_stack)
+        error.__cause__ = self.__cause__
+        return error
 
 
 class UserError(Exception):

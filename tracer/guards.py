@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .source import Source
+from .source import SOURCE_NAMESPACE, Source
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,13 @@ class Guard:
             return f"___check_obj_id({name}, {id(self.expected)}), value={_short(self.expected)}"
         if self.kind == "EQUALS_MATCH":
             return f"{name} == {self.expected!r}"
+        if self.kind == "NONE_MATCH":
+            return f"{name} is None"
+        if self.kind in ("TRUE_MATCH", "FALSE_MATCH"):
+            return f"{name} == {self.kind == 'TRUE_MATCH'}"
+        if self.kind == "DICT_CONTAINS":
+            key, present = self.expected
+            return f"{'' if present else 'not '}___dict_contains({key!r}, {name})"
         if self.kind == "LENGTH_CHECK":
             return f"len({name}) == {self.expected}"
         if self.kind == "DICT_KEYS_MATCH":
@@ -112,6 +119,15 @@ def check_one(guard: Guard, value) -> bool:
         return value is expected
     if kind == "EQUALS_MATCH":
         return type(value) is type(expected) and value == expected
+    if kind == "NONE_MATCH":
+        return value is None
+    if kind == "TRUE_MATCH":
+        return value is True
+    if kind == "FALSE_MATCH":
+        return value is False
+    if kind == "DICT_CONTAINS":
+        key, present = expected
+        return (key in value) == present
     if kind == "LENGTH_CHECK":
         return len(value) == expected
     if kind == "DICT_KEYS_MATCH":
@@ -185,7 +201,7 @@ def _compile(guards: tuple[Guard, ...]):
         key = source.name()
         if key not in fetched:
             fetched[key] = f"_v{len(fetched)}"
-            lines.append(f"{fetched[key]} = {key}")
+            lines.append(f"{fetched[key]} = {source.expression()}")
         return fetched[key]
 
     for guard in guards:
@@ -206,6 +222,14 @@ def _compile(guards: tuple[Guard, ...]):
             test = f"{v} is {const(e)}"
         elif guard.kind == "EQUALS_MATCH":
             test = f"type({v}) is {const(type(e))} and {v} == {const(e)}"
+        elif guard.kind == "NONE_MATCH":
+            test = f"{v} is None"
+        elif guard.kind == "TRUE_MATCH":
+            test = f"{v} is True"
+        elif guard.kind == "FALSE_MATCH":
+            test = f"{v} is False"
+        elif guard.kind == "DICT_CONTAINS":
+            test = f"({const(e[0])} in {v}) is {e[1]}"
         elif guard.kind == "LENGTH_CHECK":
             test = f"len({v}) == {e}"
         elif guard.kind == "DICT_KEYS_MATCH":
@@ -223,7 +247,7 @@ def _compile(guards: tuple[Guard, ...]):
         "    return True\n"
     )
     namespace = dict(consts)
-    namespace["getattr"] = getattr
+    namespace.update(SOURCE_NAMESPACE)
     exec(compile(src, "<guards>", "exec"), namespace)
     check = namespace["check"]
     check.source_code = src

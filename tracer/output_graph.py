@@ -16,6 +16,7 @@ from torch.utils._pytree import tree_map
 
 from .exc import Unsupported
 from .guards import Guard, TensorMeta, global_state
+from .side_effects import SideEffects
 from .source import Source
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
@@ -43,6 +44,7 @@ class OutputGraph:
         self.on_guard = None  # debugger callbacks, set by the translator when one is attached
         self.on_node = None
         self.tx = None
+        self.side_effects = SideEffects()
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
     # ---- guards -----------------------------------------------------------------

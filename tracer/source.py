@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from dataclasses import dataclass
 
 
@@ -26,9 +27,13 @@ class Source:
         """Root first, self last."""
         return (self,)
 
+    def expression(self) -> str:
+        """Python over `L` and `G` that computes the value; usually the name itself."""
+        return self.name()
+
     def get_value(self, f_locals: dict, f_globals: dict):
         """Fetch the value this source names from a frame's locals and globals."""
-        return _fetcher(self.name())(f_locals, f_globals)
+        return _fetcher(self.expression())(f_locals, f_globals)
 
     def reconstruct(self) -> list[tuple[str, object]]:
         """Bytecode (opname, argval) that pushes this value in the original frame."""
@@ -68,6 +73,22 @@ class GlobalSource(Source):
 
 
 @dataclass(frozen=True)
+class ModuleSource(Source):
+    """The module whose globals an inlined function reads (Dynamo's `G['__import_...']`)."""
+
+    module_name: str
+
+    def name(self) -> str:
+        return f"G[{'__import_' + self.module_name.replace('.', '_dot_')!r}]"
+
+    def expression(self) -> str:
+        return f"_modules[{self.module_name!r}]"
+
+    def reconstruct(self):
+        return [("IMPORT_NAME", self.module_name)]
+
+
+@dataclass(frozen=True)
 class ChainedSource(Source):
     """A link: a value reached from `base`."""
 
@@ -89,6 +110,11 @@ class AttrSource(ChainedSource):
             return f"{self.base.name()}.{self.member}"
         return f"getattr({self.base.name()}, {self.member!r})"
 
+    def expression(self) -> str:
+        if self.member.isidentifier():
+            return f"{self.base.expression()}.{self.member}"
+        return f"getattr({self.base.expression()}, {self.member!r})"
+
     def reconstruct(self):
         return self.base.reconstruct() + [("LOAD_ATTR", self.member)]
 
@@ -100,11 +126,31 @@ class GetItemSource(ChainedSource):
     def name(self) -> str:
         return f"{self.base.name()}[{self.index!r}]"
 
+    def expression(self) -> str:
+        return f"{self.base.expression()}[{self.index!r}]"
+
     def reconstruct(self):
         return self.base.reconstruct() + [("LOAD_CONST", self.index), ("BINARY_SUBSCR", None)]
+
+
+@dataclass(frozen=True)
+class TypeSource(ChainedSource):
+    """type(base): where class attributes are read from."""
+
+    def name(self) -> str:
+        return f"type({self.base.name()})"
+
+    def expression(self) -> str:
+        return f"type({self.base.expression()})"
+
+    def reconstruct(self):
+        return [("LOAD_GLOBAL", "type")] + self.base.reconstruct() + [("CALL", 1)]
+
+
+SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_modules": sys.modules}
 
 
 @functools.lru_cache(maxsize=4096)
 def _fetcher(expression: str):
     code = compile(f"lambda L, G: {expression}", "<source>", "eval")
-    return eval(code, {"__builtins__": {"getattr": getattr}})
+    return eval(code, {"__builtins__": {}, **SOURCE_NAMESPACE})

@@ -24,6 +24,7 @@ from .variables.dicts import ConstDictVariable
 from .variables.lists import ListIteratorVariable, ListVariable, SliceVariable, TupleVariable
 from .variables.misc import NullVariable
 from .variables.tensor import TensorVariable
+from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 
 BINARY_OPERATORS = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -60,6 +61,24 @@ class InstructionTranslator:
         self.kw_names: tuple[str, ...] = ()
         self.return_value: VariableTracker | None = None
         self.steps = 0
+        self.depth = 0
+        self.root = self
+        self.parent = None
+        self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
+
+    def global_source(self, name: str):
+        return GlobalSource(name)
+
+    def side_effect_globals_allowed(self) -> bool:
+        return True
+
+    def inlining_stack(self) -> list["InstructionTranslator"]:
+        """Root first: the call stack of the trace."""
+        chain, tx = [], self
+        while tx is not None:
+            chain.append(tx)
+            tx = tx.parent
+        return chain[::-1]
 
     # ---- the loop -----------------------------------------------------------------
     def run(self) -> VariableTracker:
@@ -77,7 +96,7 @@ class InstructionTranslator:
                     raise Unsupported(f"opcode {inst.opname} is not supported")
                 handler(self, inst)
             except Unsupported as error:
-                raise error.at(self.location())
+                raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
         return self.return_value
 
     # ---- where we are ---------------------------------------------------------------
@@ -123,8 +142,11 @@ class InstructionTranslator:
                 return new
             return v.replace_children(swap) if v.children() and not v.is_lazy() else v
 
-        self.stack = [swap(v) for v in self.stack]
-        self.symbolic_locals = {k: swap(v) for k, v in self.symbolic_locals.items()}
+        for tx in self.inlining_stack():
+            tx.stack = [swap(v) for v in tx.stack]
+            tx.symbolic_locals = {k: swap(v) for k, v in tx.symbolic_locals.items()}
+        self.output.side_effects.replace_trackers(swap)
+        self.output.side_effects.record_container(new)
 
     def call_function(self, fn: VariableTracker, args, kwargs) -> None:
         self.push(fn.call_function(self, list(args), dict(kwargs)))
@@ -156,12 +178,47 @@ class InstructionTranslator:
             raise Unsupported(f"UnboundLocalError: local {inst.argval!r} read before assignment")
         self.push(self.symbolic_locals[inst.argval])
 
-    LOAD_CLOSURE = LOAD_FAST
+    def LOAD_CLOSURE(self, inst):
+        name = inst.argval
+        if name not in self.cells:  # a root frame's free variable, captured again
+            cell = CellVariable(name=name)
+            self.output.side_effects.store_cell(cell.cell_id, self.symbolic_locals.get(name))
+            self.cells[name] = cell
+        self.push(self.cells[name])
 
     def LOAD_DEREF(self, inst):
-        if inst.argval not in self.symbolic_locals:
-            raise Unsupported(f"NameError: free variable {inst.argval!r} has no value")
-        self.push(self.symbolic_locals[inst.argval])
+        name = inst.argval
+        if name in self.cells:
+            value = self.output.side_effects.load_cell(self.cells[name].cell_id)
+        else:
+            value = self.symbolic_locals.get(name)
+        if value is None:
+            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment")
+        self.push(value)
+
+    def STORE_DEREF(self, inst):
+        name = inst.argval
+        if name not in self.cells:
+            raise Unsupported(f"assigning the closure variable {name!r} of the compiled function")
+        self.output.side_effects.store_cell(self.cells[name].cell_id, self.pop())
+
+    def MAKE_CELL(self, inst):
+        cell = CellVariable(name=inst.argval)
+        self.output.side_effects.store_cell(cell.cell_id, self.symbolic_locals.pop(inst.argval, None))
+        self.cells[inst.argval] = cell
+
+    def COPY_FREE_VARS(self, inst):
+        pass  # the cells were bound when the call was entered
+
+    def MAKE_FUNCTION(self, inst):
+        code = self.pop().as_python_constant()
+        closure = tuple(self.pop().items) if inst.arg & 0x08 else ()
+        if inst.arg & 0x04:
+            self.pop()  # annotations play no part in tracing
+        kwdefaults = dict(self.pop().realize().entries) if inst.arg & 0x02 else {}
+        defaults = tuple(self.pop().realize().items) if inst.arg & 0x01 else ()
+        self.push(NestedUserFunctionVariable(code=code, f_globals=self.f_globals, defaults=defaults,
+                                             kwdefaults=kwdefaults, closure=closure))
 
     def STORE_FAST(self, inst):
         self.symbolic_locals[inst.argval] = self.pop()
@@ -169,13 +226,8 @@ class InstructionTranslator:
         if isinstance(top, TensorVariable) and top.source is None and top.node.op != "placeholder":
             top.node.meta.setdefault("user_name", inst.argval)
 
-    STORE_DEREF = STORE_FAST
-
     def DELETE_FAST(self, inst):
         self.symbolic_locals.pop(inst.argval, None)
-
-    def MAKE_CELL(self, inst): pass
-    def COPY_FREE_VARS(self, inst): pass
 
     def LOAD_GLOBAL(self, inst):
         if inst.arg & 1:
@@ -189,8 +241,11 @@ class InstructionTranslator:
             self.push(self.load_global(inst.argval))
 
     def load_global(self, name: str) -> VariableTracker:
+        stored = self.output.side_effects.globals.get(name) if self.side_effect_globals_allowed() else None
+        if stored is not None:
+            return stored
         if name in self.f_globals:
-            return build(self, self.f_globals[name], GlobalSource(name))
+            return build(self, self.f_globals[name], self.global_source(name))
         builtins_ = self.f_globals.get("__builtins__", __builtins__)
         builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
         if name in builtins_:
@@ -208,11 +263,16 @@ class InstructionTranslator:
 
     def STORE_ATTR(self, inst):
         obj = self.pop().realize()
-        self.pop()
-        raise Unsupported(f"setting attribute {inst.argval!r} on {obj.describe()} (a side effect)")
+        value = self.pop()
+        obj.store_attr(self, inst.argval, value)
+
+    def DELETE_ATTR(self, inst):
+        raise Unsupported(f"deleting the attribute {inst.argval!r}")
 
     def STORE_GLOBAL(self, inst):
-        raise Unsupported(f"assigning the global {inst.argval!r} (a side effect)")
+        if not self.side_effect_globals_allowed():
+            raise Unsupported(f"assigning the global {inst.argval!r} of another module")
+        self.output.side_effects.store_global(inst.argval, self.pop())
 
     # ---- operators ---------------------------------------------------------------------------
     def BINARY_OP(self, inst):
@@ -402,9 +462,6 @@ class InstructionTranslator:
             raise Unsupported(f"**-unpacking {kwargs_var.describe()}")
         kwargs = {str(k): v for k, v in kwargs_var.entries.items()}
         self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
-
-    def MAKE_FUNCTION(self, inst):
-        raise Unsupported("defining a function inside the traced code (closures are not supported yet)")
 
     def RETURN_VALUE(self, inst):
         self.return_value = self.pop()

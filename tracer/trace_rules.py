@@ -7,7 +7,7 @@ decided by where a callable lives:
 |-----------|------------------------------------------------------------|----------------------|
 | `torch`   | functions of the torch namespace (torch.*, torch.nn.functional.*, torch._C._nn.*) | a node in the graph |
 | `builtin` | Python builtins, the operator and math modules             | folded on constants, operator nodes on tensors |
-| `user`    | Python functions written by the user                       | inlined (a later issue); today: the frame runs eagerly |
+| `user`    | Python functions written by the user, and the Python code of torch.nn modules | inlined: traced as part of the caller |
 | `skip`    | everything else: other C functions, stdlib internals, I/O  | not traceable: the frame runs eagerly with the reason |
 """
 from __future__ import annotations
@@ -18,6 +18,8 @@ import types
 # Parts of torch that are Python machinery, not operators.
 _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.utils", "torch.compiler",
                     "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
+# Python code inside torch that is traced through rather than recorded as one node.
+_TORCH_INLINED = ("torch.nn.modules", "torch.nn.utils.parametrize")
 _BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})
 
 
@@ -38,6 +40,8 @@ def classify(value) -> str:
     if module == "torch" or module.startswith("torch."):
         if module.startswith(_TORCH_MACHINERY):
             return "skip"
+        if module.startswith(_TORCH_INLINED) and isinstance(value, types.FunctionType):
+            return "user"
         return "torch"
     if module in _BUILTIN_MODULES and isinstance(value, (types.BuiltinFunctionType, types.FunctionType)):
         return "builtin"

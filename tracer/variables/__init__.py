@@ -8,7 +8,10 @@ from .lazy import LazyVariableTracker
 from .lists import (ListIteratorVariable, ListVariable, RangeVariable, SliceVariable,
                     TupleVariable)
 from .misc import (GetAttrVariable, NullVariable, PythonModuleVariable, UserDefinedClassVariable,
-                   UserDefinedObjectVariable, UserFunctionVariable)
+                   UserDefinedObjectVariable)
+from .nn_module import NNModuleVariable
+from .user_functions import (CellVariable, FunctoolsPartialVariable, NestedUserFunctionVariable,
+                             UserFunctionVariable, UserMethodVariable)
 from .tensor import TensorVariable
 
 __all__ = [name for name in dir() if name.endswith(("Variable", "Tracker"))]

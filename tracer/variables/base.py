@@ -66,6 +66,9 @@ class VariableTracker:
     def var_getattr(self, tx, name: str) -> "VariableTracker":
         raise Unsupported(f"attribute {name!r} of {self.describe()}")
 
+    def store_attr(self, tx, name: str, value: "VariableTracker") -> None:
+        raise Unsupported(f"setting attribute {name!r} on {self.describe()}")
+
     def has_unpack_var_sequence(self, tx) -> bool:
         return False
 

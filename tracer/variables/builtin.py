@@ -66,14 +66,29 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         except Exception as error:
             raise Unsupported(f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
     if op in (operator.is_, operator.is_not):
-        same = args[0] is args[1] or (
-            getattr(args[0], "mutation_id", None) is not None
-            and getattr(args[0], "mutation_id", None) == getattr(args[1], "mutation_id", -1))
+        same = _same_object(args[0], args[1])
         return ConstantVariable(same if op is operator.is_ else not same)
     if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
             and isinstance(args[1], BaseListVariable):
         raise Unsupported("comparing sequences that hold tensors")
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+def _same_object(a, b) -> bool:
+    """`a is b` for trackers: same container, cell or object identity, or same real value."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if hasattr(a, "identity"):
+        return a.identity() == b.identity()
+    for key in ("mutation_id", "cell_id"):
+        if hasattr(a, key):
+            return getattr(a, key) == getattr(b, key)
+    for key in ("value", "fn"):
+        if hasattr(a, key):
+            return getattr(a, key) is getattr(b, key)
+    return False
 
 
 def _same_sequence_kind(a, b) -> bool:
@@ -282,9 +297,10 @@ class BuiltinVariable(VariableTracker):
 
     def call_callable(self, tx, obj):
         from .functions import TorchFunctionVariable
-        from .misc import GetAttrVariable, UserDefinedClassVariable, UserFunctionVariable
-        if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable,
-                            UserFunctionVariable, UserDefinedClassVariable)):
+        from .misc import GetAttrVariable, UserDefinedClassVariable
+        from .user_functions import BaseUserFunctionVariable, UserMethodVariable
+        if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable, UserMethodVariable,
+                            BaseUserFunctionVariable, UserDefinedClassVariable)):
             return ConstantVariable(True)
         if isinstance(obj, (TensorVariable, ConstantVariable, BaseListVariable, ConstDictVariable)):
             return ConstantVariable(False)

@@ -94,8 +94,6 @@ class ConstDictVariable(VariableTracker):
         mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
-        if self.source is not None:
-            raise Unsupported(f"dict.{name}() mutates {self.source.name()}, a dict the caller owns")
         entries = dict(self.entries)
         result = ConstantVariable(None)
         if name == "__setitem__":

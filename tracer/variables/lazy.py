@@ -56,6 +56,9 @@ class LazyVariableTracker(VariableTracker):
     def var_getattr(self, tx, name):
         return self.realize().var_getattr(tx, name)
 
+    def store_attr(self, tx, name, value):
+        return self.realize().store_attr(tx, name, value)
+
     def has_unpack_var_sequence(self, tx):
         return self.realize().has_unpack_var_sequence(tx)
 

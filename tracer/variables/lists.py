@@ -105,8 +105,6 @@ class ListVariable(BaseListVariable):
 
     def mutated(self, tx, items) -> "ListVariable":
         """The next version of this list, swapped in wherever the trace holds it."""
-        if self.source is not None:
-            raise Unsupported(f"mutating {self.source.name()}, a list the caller owns")
         new = replace(self, items=tuple(items))
         tx.replace_all(self, new)
         return new
@@ -118,8 +116,6 @@ class ListVariable(BaseListVariable):
             if name == "copy":
                 return ListVariable(self.items)
             return super().call_method(tx, name, args, kwargs)
-        if self.source is not None:
-            raise Unsupported(f"list.{name}() mutates {self.source.name()}, a list the caller owns")
         items = list(self.items)
         if name == "append":
             items.append(args[0])
@@ -132,7 +128,7 @@ class ListVariable(BaseListVariable):
             items.insert(args[0].as_python_constant(), args[1])
         elif name == "pop":
             result = items.pop(*[a.as_python_constant() for a in args])
-            tx.replace_all(self, replace(self, items=tuple(items)))
+            self.mutated(tx, items)
             return result
         elif name == "clear":
             items.clear()
@@ -148,7 +144,7 @@ class ListVariable(BaseListVariable):
             del items[args[0].as_python_constant()]
         else:
             raise Unsupported(f"list.{name}()")
-        tx.replace_all(self, replace(self, items=tuple(items)))
+        self.mutated(tx, items)
         return ConstantVariable(None)
 
 

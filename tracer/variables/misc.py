@@ -1,13 +1,14 @@
 """Modules, user objects and classes, bound attributes and the NULL marker."""
 from __future__ import annotations
 
+import functools
 import inspect
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..exc import Unsupported
-from ..source import AttrSource
-from .base import VariableTracker
+from ..source import AttrSource, TypeSource
+from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 
 
@@ -86,69 +87,142 @@ class UserDefinedClassVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         from ..builder import build
+        from .user_functions import UserFunctionVariable, UserMethodVariable
         attr = _read_static(self.value, name)
-        if isinstance(attr, (staticmethod, classmethod, property)):
-            raise Unsupported(f"{type(attr).__name__} {self.value.__name__}.{name}")
         source = AttrSource(self.source, name) if self.source is not None else None
+        if isinstance(attr, staticmethod):
+            return UserFunctionVariable(attr.__func__) if isinstance(attr.__func__, types.FunctionType) \
+                else build(tx, attr.__func__)
+        if isinstance(attr, classmethod):
+            return UserMethodVariable(UserFunctionVariable(attr.__func__), self)
+        if isinstance(attr, property):
+            raise Unsupported(f"property {self.value.__name__}.{name} read from the class")
         return build(tx, getattr(self.value, name), source)
 
     def call_function(self, tx, args, kwargs):
         from .builtin import BuiltinVariable
         if self.value in BuiltinVariable.CONSTRUCTORS:
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
-        raise Unsupported(f"constructing {self.value.__qualname__} objects")
+        if self.value is functools.partial:
+            from .user_functions import FunctoolsPartialVariable
+            return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))
+        return construct_user_object(tx, self, args, kwargs)
 
     def short_repr(self) -> str:
         return f"class {self.value.__qualname__}"
 
 
+def construct_user_object(tx, cls_var: UserDefinedClassVariable, args, kwargs):
+    """`Cls(*args)` for a plain Python class: a new object whose __init__ is traced inline."""
+    import torch
+    cls = cls_var.value
+    if issubclass(cls, torch.nn.Module):
+        raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace")
+    plain = (type(cls) is type and cls.__new__ is object.__new__
+             and cls.__setattr__ is object.__setattr__ and not issubclass(cls, BaseException))
+    if not plain:
+        raise Unsupported(f"constructing {cls.__qualname__} objects (custom __new__, metaclass or __setattr__)")
+    obj = UserDefinedObjectVariable(cls=cls)
+    init = _read_static(cls, "__init__")
+    if init is object.__init__:
+        if args or kwargs:
+            raise Unsupported(f"TypeError: {cls.__qualname__}() takes no arguments")
+        return obj
+    if not isinstance(init, types.FunctionType):
+        raise Unsupported(f"{cls.__qualname__}.__init__ is not a Python function")
+    from .user_functions import UserFunctionVariable
+    UserFunctionVariable(init).call_function(tx, [obj, *args], kwargs)
+    return obj
+
+
 @dataclass(frozen=True, eq=False)
 class UserDefinedObjectVariable(VariableTracker):
-    """An instance of a user's class, tracked attribute by attribute."""
+    """An instance of a user's class, tracked attribute by attribute.
+
+    `value` is the real object when it came from outside; an object the trace
+    created has only `cls`, and its attributes live in the side-effects record.
+    """
 
     value: object = None
+    cls: type = None
+    new_id: int = field(default_factory=new_mutation_id)
 
     def python_type(self) -> type:
-        return type(self.value)
+        return self.cls if self.cls is not None else type(self.value)
+
+    def identity(self) -> int:
+        return ("new", self.new_id) if self.cls is not None else id(self.value)
+
+    def is_new(self) -> bool:
+        return self.cls is not None
+
+    def _guard_not_in_instance_dict(self, tx, name):
+        if self.source is not None:
+            tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
 
     def var_getattr(self, tx, name):
         from ..builder import build
-        instance_dict = getattr(self.value, "__dict__", {})
+        from .user_functions import UserFunctionVariable, UserMethodVariable
+        stored = tx.output.side_effects.load_attr(self.identity(), name)
+        if stored is not None:
+            return stored
+        cls = self.python_type()
+        if cls.__getattribute__ is not object.__getattribute__:
+            raise Unsupported(f"{cls.__qualname__} customises __getattribute__")
+        instance_dict = getattr(self.value, "__dict__", {}) if not self.is_new() else {}
         source = AttrSource(self.source, name) if self.source is not None else None
-        if name in instance_dict:
+        try:
+            attr = inspect.getattr_static(cls, name)
+        except AttributeError:
+            attr = _MISSING
+        is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
+        if name in instance_dict and not is_data_descriptor:
             return build(tx, instance_dict[name], source)
-        attr = _read_static(type(self.value), name)
-        if isinstance(attr, (types.FunctionType, property, staticmethod, classmethod)):
-            raise Unsupported(f"{type(attr).__name__} {type(self.value).__qualname__}.{name} "
-                              "(calling into user code is not supported yet)")
-        if type(self.value).__getattribute__ is not object.__getattribute__:
-            raise Unsupported(f"{type(self.value).__qualname__} customises __getattribute__")
-        if hasattr(attr, "__get__"):
-            raise Unsupported(f"descriptor {type(self.value).__qualname__}.{name}")
-        return build(tx, attr, source)
+        if attr is _MISSING:
+            if hasattr(cls, "__getattr__"):
+                raise Unsupported(f"{cls.__qualname__} defines __getattr__, which the tracer does not model")
+            raise Unsupported(f"{cls.__qualname__} object has no attribute {name!r}")
+        self._guard_not_in_instance_dict(tx, name)
+        class_source = AttrSource(TypeSource(self.source), name) if self.source is not None else None
+        if isinstance(attr, types.FunctionType):
+            return UserMethodVariable(UserFunctionVariable(attr, source=class_source), self)
+        if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
+            return UserFunctionVariable(attr.__func__)
+        if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
+            return UserMethodVariable(UserFunctionVariable(attr.__func__), UserDefinedClassVariable(cls))
+        if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+            return UserFunctionVariable(attr.fget).call_function(tx, [self], {})
+        if hasattr(type(attr), "__get__"):
+            raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
+        return build(tx, attr, class_source)
 
-    def short_repr(self) -> str:
-        return f"{type(self.value).__qualname__} object"
-
-
-@dataclass(frozen=True, eq=False)
-class UserFunctionVariable(VariableTracker):
-    """A Python function written by the user."""
-
-    fn: types.FunctionType = None
-
-    def python_type(self) -> type:
-        return types.FunctionType
-
-    def as_python_constant(self):
-        return self.fn
+    def call_method(self, tx, name, args, kwargs):
+        return self.var_getattr(tx, name).call_function(tx, args, kwargs)
 
     def call_function(self, tx, args, kwargs):
-        raise Unsupported(f"call to the user function {self.fn.__qualname__} "
-                          "(inlining user functions is not supported yet)")
+        return self.var_getattr(tx, "__call__").call_function(tx, args, kwargs)
+
+    def store_attr(self, tx, name, value):
+        cls = self.python_type()
+        if cls.__setattr__ is not object.__setattr__:
+            raise Unsupported(f"{cls.__qualname__} customises __setattr__")
+        try:
+            attr = inspect.getattr_static(cls, name)
+        except AttributeError:
+            attr = None
+        if hasattr(type(attr), "__set__"):
+            raise Unsupported(f"assigning through the descriptor {cls.__qualname__}.{name}")
+        tx.output.side_effects.store_attr(self, self.identity(), name, value)
+
+    def children(self):
+        return []
 
     def short_repr(self) -> str:
-        return f"function {self.fn.__qualname__}"
+        made = " (made in trace)" if self.is_new() else ""
+        return f"{self.python_type().__qualname__} object{made}"
+
+
+_MISSING = object()
 
 
 def constant_or_class(value) -> VariableTracker:

@@ -1,0 +1,121 @@
+"""InliningInstructionTranslator: a call to a user function is an entrance, not a break.
+
+The caller's translator opens a child over the callee's bytecode; the child
+shares the caller's graph, guards and side-effects record, and its return value
+is spliced back onto the caller's stack.  The chain of translators is the
+inlining stack that the debugger shows as the call stack.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+
+from .exc import Unsupported
+from .source import GlobalSource, ModuleSource
+from .symbolic_convert import InstructionTranslator
+from .variables.base import VariableTracker
+from .variables.dicts import ConstDictVariable
+from .variables.lists import TupleVariable
+from .variables.user_functions import CellVariable
+
+MAX_INLINE_DEPTH = 32
+
+
+class InliningInstructionTranslator(InstructionTranslator):
+    """The same machine, entered for one call; its RETURN_VALUE ends the call."""
+
+    def __init__(self, parent: InstructionTranslator, code: types.CodeType, symbolic_locals: dict,
+                 f_globals: dict, cells: dict, fn_var: VariableTracker):
+        self.parent = parent
+        self.depth = parent.depth + 1
+        self.fn_var = fn_var
+        self.code = code
+        from . import bytecode
+        self.decoded = bytecode.decode(code)
+        self.instructions = self.decoded.instructions
+        self.f_globals = f_globals
+        self.output = parent.output
+        self.hook = parent.hook
+        self.root = parent.root
+        self.stack = []
+        self.symbolic_locals = symbolic_locals
+        self.cells = cells
+        self.ip = 0
+        self.current = None
+        self.kw_names = ()
+        self.return_value = None
+        self.steps = 0
+        self.global_root = _globals_root(f_globals, self.root.f_globals)
+
+    def global_source(self, name: str):
+        from .source import AttrSource
+        if self.global_root is None:
+            return GlobalSource(name)
+        return AttrSource(self.global_root, name)
+
+    def side_effect_globals_allowed(self) -> bool:
+        return self.global_root is None
+
+
+def _globals_root(f_globals: dict, root_globals: dict):
+    """None when the callee shares the root frame's globals, else the module they belong to."""
+    if f_globals is root_globals:
+        return None
+    name = f_globals.get("__name__")
+    module = sys.modules.get(name) if isinstance(name, str) else None
+    if module is None or getattr(module, "__dict__", None) is not f_globals:
+        raise Unsupported(f"a function whose globals are not a module's (module {name!r})")
+    return ModuleSource(name)
+
+
+def bind_arguments(code: types.CodeType, qualname: str, defaults, kwdefaults, args, kwargs) -> dict:
+    """Bind trackers to parameters exactly as Python would; a TypeError is reported."""
+    dummy = types.FunctionType(code, {}, code.co_name, tuple(defaults) or None,
+                               tuple(types.CellType() for _ in code.co_freevars) or None)
+    dummy.__kwdefaults__ = dict(kwdefaults) or None
+    signature = inspect.signature(dummy)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise Unsupported(f"TypeError calling {qualname}: {error}") from error
+    bound.apply_defaults()
+    result = {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            value = TupleVariable(tuple(value))
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            value = ConstDictVariable(dict(value))
+        result[name] = value
+    return result
+
+
+def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> VariableTracker:
+    """Trace `fn_var(*args, **kwargs)` inside `tx` and return the tracker of its result."""
+    code = fn_var.get_code()
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        raise Unsupported(f"calling the generator or coroutine function {fn_var.qualname}")
+    if tx.depth + 1 > MAX_INLINE_DEPTH:
+        raise Unsupported(f"inlining depth limit ({MAX_INLINE_DEPTH}) reached calling {fn_var.qualname} "
+                          "(recursion?)")
+    defaults, kwdefaults, closure = fn_var.bind_extras(tx)
+    symbolic_locals = bind_arguments(code, fn_var.qualname, defaults, kwdefaults, args, kwargs)
+    cells = {}
+    for name, cell in zip(code.co_freevars, closure):
+        if not isinstance(cell, CellVariable):  # a real cell's contents, wrapped with its source
+            contents, cell = cell, CellVariable(name=name)
+            tx.output.side_effects.store_cell(cell.cell_id, contents)
+        cells[name] = cell
+    child = InliningInstructionTranslator(tx, code, symbolic_locals, fn_var.get_globals(), cells, fn_var)
+    output = tx.output
+    output.tx = child
+    if tx.hook is not None:
+        tx.hook.on_inline_enter(child)
+    try:
+        result = child.run()
+    finally:
+        output.tx = tx
+        if tx.hook is not None:
+            tx.hook.on_inline_exit(child)
+    return result

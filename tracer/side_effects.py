@@ -1,0 +1,70 @@
+"""The side-effects record: mutations the trace made, kept outside the trackers.
+
+Trackers are immutable, so what a Python program would change in place is
+written here instead: cell contents of closures, attributes stored on objects
+(ones from outside and ones the trace created), lists and dicts from outside
+that were mutated, and assigned globals.  Reads consult the record first; after
+the graph runs, the cache entry replays what reached the outside world.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .source import Source
+
+
+@dataclass
+class SideEffects:
+    cells: dict[int, object] = field(default_factory=dict)  # cell id -> tracker
+    attrs: dict[int, dict[str, object]] = field(default_factory=dict)  # object id -> {name: tracker}
+    attr_owners: dict[int, object] = field(default_factory=dict)  # object id -> object tracker
+    containers: dict[int, object] = field(default_factory=dict)  # mutation id -> latest tracker (from outside)
+    globals: dict[str, object] = field(default_factory=dict)  # name -> tracker
+
+    # ---- cells ------------------------------------------------------------------
+    def load_cell(self, cell_id: int):
+        return self.cells.get(cell_id)
+
+    def store_cell(self, cell_id: int, value) -> None:
+        self.cells[cell_id] = value
+
+    # ---- attributes ---------------------------------------------------------------
+    def load_attr(self, obj_id: int, name: str):
+        return self.attrs.get(obj_id, {}).get(name)
+
+    def has_attr(self, obj_id: int, name: str) -> bool:
+        return name in self.attrs.get(obj_id, {})
+
+    def store_attr(self, owner, obj_id: int, name: str, value) -> None:
+        self.attrs.setdefault(obj_id, {})[name] = value
+        self.attr_owners[obj_id] = owner
+
+    # ---- containers and globals ------------------------------------------------------
+    def record_container(self, tracker) -> None:
+        if tracker.source is not None:
+            self.containers[tracker.mutation_id] = tracker
+
+    def store_global(self, name: str, value) -> None:
+        self.globals[name] = value
+
+    def is_empty(self) -> bool:
+        return not (self.attrs or self.containers or self.globals)
+
+    def replace_trackers(self, swap) -> None:
+        """Keep recorded values current when a container they hold is mutated."""
+        self.cells = {k: swap(v) for k, v in self.cells.items()}
+        self.attrs = {k: {n: swap(v) for n, v in d.items()} for k, d in self.attrs.items()}
+        self.globals = {k: swap(v) for k, v in self.globals.items()}
+
+    def outside_effects(self) -> list[tuple[str, Source | None, object, object]]:
+        """(kind, source, key, tracker) for everything that must be replayed after the graph."""
+        effects = []
+        for obj_id, names in self.attrs.items():
+            owner = self.attr_owners[obj_id]
+            for name, value in names.items():
+                effects.append(("setattr", owner, name, value))
+        for tracker in self.containers.values():
+            effects.append(("container", tracker.source, None, tracker))
+        for name, value in self.globals.items():
+            effects.append(("global", None, name, value))
+        return effects
