@@ -29,9 +29,14 @@ from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVari
 
 
 def build(tx, value, source: Source | None = None):
-    """The one entrance: a tracker for `value`, lazily guarded when it has a source."""
+    """The one entrance: a tracker for `value`, guarded now when it has a source."""
     if source is None:
         return build_sourceless(tx, value)
+    return build_from_source(tx, value, source)
+
+
+def build_lazy(tx, value, source: Source):
+    """A lazy shell for frame locals, globals and container items: guarded on first use."""
     return LazyVariableTracker(value=value, tx=tx, source=source)
 
 
@@ -55,7 +60,7 @@ def build_from_source(tx, value, source: Source):
     if type(value) in (list, tuple):
         guard(source, "TYPE_MATCH", type(value))
         guard(source, "LENGTH_CHECK", len(value))
-        items = tuple(build(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
+        items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
         cls = ListVariable if type(value) is list else TupleVariable
         return cls(items, source=source)
     if type(value) is dict:
@@ -64,7 +69,7 @@ def build_from_source(tx, value, source: Source):
         for key, item in value.items():
             if not is_constant_value(key):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
-            entries[key] = build(tx, item, GetItemSource(source, key))
+            entries[key] = build_lazy(tx, item, GetItemSource(source, key))
         return ConstDictVariable(entries, source=source)
     if type(value) is range:
         guard(source, "EQUALS_MATCH", value)

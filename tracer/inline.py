@@ -83,6 +83,8 @@ def bind_arguments(code: types.CodeType, qualname: str, defaults, kwdefaults, ar
     result = {}
     for name, value in bound.arguments.items():
         kind = signature.parameters[name].kind
+        if name not in code.co_varnames and name.startswith("implicit"):
+            name = "." + name[len("implicit"):]  # inspect renames a comprehension's `.0`
         if kind is inspect.Parameter.VAR_POSITIONAL:
             value = TupleVariable(tuple(value))
         elif kind is inspect.Parameter.VAR_KEYWORD:

@@ -13,7 +13,7 @@ import operator
 import types
 
 from . import bytecode
-from .builder import build, build_sourceless
+from .builder import build_lazy, build_sourceless
 from .exc import Unsupported, UserLocation
 from .guards import InstalledAt
 from .source import GlobalSource, LocalSource
@@ -54,7 +54,7 @@ class InstructionTranslator:
         self.hook = hook
         self.stack: list[VariableTracker] = []
         self.symbolic_locals: dict[str, VariableTracker] = {
-            name: build(self, value, LocalSource(name)) for name, value in f_locals.items()
+            name: build_lazy(self, value, LocalSource(name)) for name, value in f_locals.items()
         }
         self.ip = 0
         self.current: bytecode.Instruction | None = None
@@ -245,7 +245,7 @@ class InstructionTranslator:
         if stored is not None:
             return stored
         if name in self.f_globals:
-            return build(self, self.f_globals[name], self.global_source(name))
+            return build_lazy(self, self.f_globals[name], self.global_source(name))
         builtins_ = self.f_globals.get("__builtins__", __builtins__)
         builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
         if name in builtins_:
@@ -325,8 +325,6 @@ class InstructionTranslator:
     def STORE_SUBSCR(self, inst):
         key, obj, value = self.pop(), self.pop().realize(), self.pop()
         if isinstance(obj, TensorVariable):
-            if obj.source is not None:
-                raise Unsupported(f"item assignment into the graph input {obj.source.name()}")
             self.output.call(self, "call_function", operator.setitem, (obj, key, value), {})
             return
         obj.call_method(self, "__setitem__", [key, value], {})

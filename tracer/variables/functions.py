@@ -56,9 +56,6 @@ class TorchFunctionVariable(VariableTracker):
             if self.fn is torch.Size and all(a.is_python_constant() for a in args):
                 return ConstantVariable(torch.Size(args[0].as_python_constant() if args else ()))
             raise Unsupported(f"constructing {self.fn.__qualname__}")
-        if getattr(self.fn, "__name__", "").endswith("_") and any(
-                getattr(a, "source", None) is not None for a in args[:1]):
-            raise Unsupported(f"in-place torch.{self.fn.__name__}() on a graph input")
         return tx.output.call(tx, "call_function", self.fn, tuple(args), kwargs)
 
     def var_getattr(self, tx, name):

@@ -79,9 +79,6 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_function", operator.getitem, (self, *args), kwargs)
         if not callable(getattr(torch.Tensor, name, None)):
             raise Unsupported(f"Tensor has no method {name}()")
-        if name.endswith("_") and not name.endswith("__") and self.source is not None:
-            # an in-place op on an input is a side effect on the caller's tensor
-            raise Unsupported(f"in-place Tensor.{name}() on the graph input {self.source.name()}")
         return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
 
     def has_unpack_var_sequence(self, tx) -> bool:

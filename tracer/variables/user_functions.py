@@ -73,7 +73,7 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         return self.fn.__globals__
 
     def bind_extras(self, tx):
-        from ..builder import build
+        from ..builder import build, build_lazy
         defaults = ()
         if self.fn.__defaults__:
             if self.source is not None:
@@ -84,7 +84,7 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         kwdefaults = {}
         for name, value in (self.fn.__kwdefaults__ or {}).items():
             source = GetItemSource(AttrSource(self.source, "__kwdefaults__"), name) if self.source else None
-            kwdefaults[name] = build(tx, value, source)
+            kwdefaults[name] = build_lazy(tx, value, source) if source else build(tx, value)
         cells = []
         for i, cell in enumerate(self.fn.__closure__ or ()):
             try:
@@ -95,7 +95,7 @@ class UserFunctionVariable(BaseUserFunctionVariable):
             source = None
             if self.source is not None:
                 source = AttrSource(GetItemSource(AttrSource(self.source, "__closure__"), i), "cell_contents")
-            cells.append(build(tx, contents, source))
+            cells.append(build_lazy(tx, contents, source) if source else build(tx, contents))
         return defaults, kwdefaults, cells
 
     def short_repr(self) -> str:
