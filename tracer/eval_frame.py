@@ -148,7 +148,11 @@ class CompiledFunction:
         if f_locals is None:
             return self._call_original(*args, **kwargs)  # raises the TypeError Python would raise
         if self.module is not None and _has_hooks(self.module):
-            return self.module(*args, **kwargs)  # hooks are run eagerly, and reported below
+            if not any(e.kind == "eager_fallback" and "hooks" in (e.reason or "") for e in self.compile_events):
+                self.compile_events.append(CompileEvent(
+                    "eager_fallback", None, f"{type(self.module).__qualname__} has hooks registered: "
+                    "the module runs eagerly so that they run"))
+            return self.module(*args, **kwargs)
 
         f_globals = self.fn.__globals__
         for entry in reversed(self.cache_entries):

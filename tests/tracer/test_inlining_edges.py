@@ -1,0 +1,140 @@
+"""Inlining's edges: bad input falls back with a recorded reason, never a wrong result."""
+import pytest
+import torch
+
+import tracer
+
+
+@pytest.fixture(autouse=True)
+def _reset():
+    tracer.reset()
+    yield
+    tracer.reset()
+
+
+def eager_reasons(opt):
+    return [e.reason for e in opt.compile_events if e.kind == "eager_fallback"]
+
+
+def test_unbounded_recursion_hits_the_depth_limit_and_runs_eagerly():
+    def countdown(x, n):
+        return x if n == 0 else countdown(x + 1, n - 1)
+
+    def f(x):
+        return countdown(x, 100)
+
+    opt = tracer.compile(f)
+    torch.testing.assert_close(opt(torch.zeros(2)), f(torch.zeros(2)))
+    assert "inlining depth limit" in eager_reasons(opt)[0]
+
+
+def test_calling_a_generator_function_is_reported():
+    def gen(x):
+        yield x + 1
+
+    def f(x):
+        return list(gen(x))[0]
+
+    opt = tracer.compile(f)
+    torch.testing.assert_close(opt(torch.zeros(2)), f(torch.zeros(2)))
+    assert "generator" in eager_reasons(opt)[0]
+
+
+def test_compiling_a_generator_function_is_a_clear_error():
+    def gen(x):
+        yield x
+
+    with pytest.raises(tracer.UserError, match="generator"):
+        tracer.compile(gen)
+
+
+class Meta(type):
+    def __getattr__(cls, name):
+        return 42
+
+
+class Dynamic(metaclass=Meta):
+    def __getattr__(self, name):
+        return 7
+
+
+DYNAMIC = Dynamic()
+
+
+def test_class_with_getattr_falls_back_with_reason():
+    def f(x):
+        return x * DYNAMIC.anything
+
+    opt = tracer.compile(f)
+    torch.testing.assert_close(opt(torch.ones(2)), f(torch.ones(2)))
+    assert "__getattr__" in eager_reasons(opt)[0]
+
+
+def test_break_inside_inlined_call_names_the_user_stack():
+    def inner(x):
+        print("side effect")
+        return x
+
+    def outer(x):
+        return inner(x + 1)
+
+    opt = tracer.compile(outer, fullgraph=True)
+    with pytest.raises(tracer.Unsupported) as info:
+        opt(torch.ones(2))
+    stack = info.value.user_stack
+    assert [frame.function for frame in stack] == ["outer", "inner"]
+    assert "User stack" in str(info.value)
+
+
+def test_module_hooks_are_honoured_by_running_eagerly():
+    calls = []
+    module = torch.nn.Linear(2, 2)
+    module.register_forward_hook(lambda mod, inp, out: calls.append("hook"))
+    opt = tracer.compile(module)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), module(x))
+    assert calls == ["hook", "hook"]
+    assert "hooks" in eager_reasons(opt)[0]
+
+
+def test_submodule_hooks_are_reported():
+    outer = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    outer[0].register_forward_pre_hook(lambda mod, inp: None)
+    opt = tracer.compile(outer)
+    torch.testing.assert_close(opt(torch.ones(2)), outer(torch.ones(2)))
+    assert "hooks" in eager_reasons(opt)[0]
+
+
+def test_compiled_module_still_answers_as_the_module():
+    module = torch.nn.Linear(2, 3)
+    opt = tracer.compile(module)
+    assert opt.out_features == 3
+    assert len(list(opt.parameters())) == 2
+
+
+def test_inlining_stack_is_visible_to_a_hook():
+    seen = []
+
+    class Hook:
+        def on_step(self, tx, inst):
+            seen.append(tuple(t.code.co_name for t in tx.inlining_stack()))
+
+        def on_inline_enter(self, tx):
+            pass
+
+        def on_inline_exit(self, tx):
+            pass
+
+    def leaf(x):
+        return x * 2
+
+    def mid(x):
+        return leaf(x) + 1
+
+    def top(x):
+        return mid(x) - 1
+
+    opt = tracer.compile(top)
+    opt.hook = Hook()
+    opt(torch.ones(2))
+    assert ("top", "mid", "leaf") in seen
