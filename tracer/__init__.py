@@ -6,9 +6,9 @@
     opt.cache_entries          # guards, graphs and the reason for each compile
     tracer.reset()
 """
-from .eval_frame import CacheEntry, CompiledFunction, CompileEvent, compile, reset
+from .eval_frame import CacheEntry, CompiledFunction, CompileEvent, GraphBreak, compile, reset
 from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
 from .guards import Guard
 
-__all__ = ["compile", "reset", "CompiledFunction", "CacheEntry", "CompileEvent", "Guard",
+__all__ = ["compile", "reset", "CompiledFunction", "CacheEntry", "CompileEvent", "GraphBreak", "Guard",
            "Unsupported", "UserError", "CacheLimitExceeded", "InternalTracerWarning"]

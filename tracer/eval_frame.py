@@ -2,9 +2,10 @@
 
 `compile(fn)` returns a CompiledFunction.  Each call binds the arguments into
 the frame's locals, checks every cache entry's guards (newest first) and runs
-the first that holds; when none does, it traces the frame again and records
-which guard failed.  A frame the tracer cannot handle runs eagerly from then
-on, with the reason recorded.
+the first whose guards hold; when none does, the frame is converted again and
+the failing guards are recorded as the reason.  Resume functions after a
+graph break, and user functions called for real at a break, are
+CompiledFunctions too: the `frames` of the root one.
 """
 from __future__ import annotations
 
@@ -18,14 +19,10 @@ import weakref
 from dataclasses import dataclass, field
 
 import torch
-import torch.fx
 
-from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
-from .guards import GuardSet
-from .output_graph import OutputGraph
-from .rebuild import FramePlan, PlanBuilder, run_frame
-from .source import Source
-from .symbolic_convert import InstructionTranslator
+from .convert_frame import CacheEntry, GraphBreak, convert_frame
+from .exc import CacheLimitExceeded, UserError
+from .resume import make_resume_code
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -41,36 +38,16 @@ def frame_id(code: types.CodeType) -> int:
 
 @dataclass
 class CompileEvent:
-    kind: str  # "compile", "recompile", "eager_fallback", "cache_limit"
+    kind: str  # "compile", "recompile", "graph_break", "eager_fallback", "cache_limit"
     compile_id: str | None
     reason: str | None
     time: float = field(default_factory=time.time)
     duration_s: float | None = None
+    frame: str | None = None
 
     def __str__(self) -> str:
         text = f"[{self.compile_id}] {self.kind}" if self.compile_id else self.kind
         return f"{text}: {self.reason}" if self.reason else text
-
-
-@dataclass
-class CacheEntry:
-    compile_id: str
-    guards: GuardSet
-    graphs: list[torch.fx.GraphModule]
-    input_sources: list[Source]
-    plan: FramePlan | None
-    compiled: object = None  # what the backend returned
-    eager_reason: str | None = None
-    code: types.CodeType | None = None
-    hits: int = 0
-
-    def run(self, fn, f_locals: dict, f_globals: dict, args, kwargs):
-        self.hits += 1
-        if self.eager_reason is not None:
-            return fn(*args, **kwargs)
-        inputs = [source.get_value(f_locals, f_globals) for source in self.input_sources]
-        outputs = self.compiled(*inputs) if self.compiled is not None else ()
-        return run_frame(self.plan, outputs, f_locals, f_globals)
 
 
 def _eager_backend(gm: torch.fx.GraphModule, example_inputs):
@@ -88,7 +65,7 @@ def resolve_backend(backend):
 class CompiledFunction:
     """What `tracer.compile(fn)` returns: call it like fn; inspect its cache."""
 
-    def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8):
+    def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8, *, parent=None):
         if not callable(fn):
             raise UserError(f"tracer.compile() needs a Python function, got {type(fn).__name__} {fn!r}")
         self.module = fn if isinstance(fn, torch.nn.Module) else None
@@ -112,19 +89,35 @@ class CompiledFunction:
         self.cache_entries: list[CacheEntry] = []
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
+        self.parent = parent
+        self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
+        self._resumes: dict = {}
+        self._nested: dict = {}
         self._signature = inspect.signature(fn)
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
             if not (self.code.co_flags & 0x0C) and not self.code.co_kwonlyargcount else None
-        self._call_original = fn if self.bound_self is None else functools.partial(fn, self.bound_self)
         self._warned_limit = False
         functools.update_wrapper(self, fn)
         _live.add(self)
 
+    @property
+    def root(self) -> "CompiledFunction":
+        return self if self.parent is None else self.parent.root
+
+    def all_frames(self) -> list["CompiledFunction"]:
+        """This frame and every frame compiled from it, in creation order."""
+        result = [self]
+        for child in self.frames:
+            result.extend(child.all_frames())
+        return result
+
     # ---- calling ----------------------------------------------------------------------
+    def _full_args(self, args) -> tuple:
+        return args if self.bound_self is None else (self.bound_self, *args)
+
     def bind(self, args, kwargs) -> dict | None:
         """The frame's initial locals, or None when Python itself would reject the call."""
-        if self.bound_self is not None:
-            args = (self.bound_self, *args)
+        args = self._full_args(args)
         names = self._simple_args
         if names is not None and not kwargs and len(args) == len(names):
             f_locals = dict(zip(names, args))
@@ -146,18 +139,14 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         f_locals = self.bind(args, kwargs)
         if f_locals is None:
-            return self._call_original(*args, **kwargs)  # raises the TypeError Python would raise
+            return self.fn(*self._full_args(args), **kwargs)  # raises the TypeError Python would raise
         if self.module is not None and _has_hooks(self.module):
-            if not any(e.kind == "eager_fallback" and "hooks" in (e.reason or "") for e in self.compile_events):
-                self.compile_events.append(CompileEvent(
-                    "eager_fallback", None, f"{type(self.module).__qualname__} has hooks registered: "
-                    "the module runs eagerly so that they run"))
+            self._record_hooked_module()
             return self.module(*args, **kwargs)
-
         f_globals = self.fn.__globals__
         for entry in reversed(self.cache_entries):
             if entry.guards.check(f_locals, f_globals):
-                return entry.run(self._call_original, f_locals, f_globals, args, kwargs)
+                return entry.run(self.fn, self._full_args(args), kwargs)
         return self._miss(f_locals, f_globals, args, kwargs)
 
     def __getattr__(self, name):
@@ -176,24 +165,37 @@ class CompiledFunction:
     def _miss(self, f_locals, f_globals, args, kwargs):
         fid = frame_id(self.code)
         compile_id = f"{fid}/{len(self.cache_entries)}"
+        full_args = self._full_args(args)
         if len(self.cache_entries) >= self.cache_size_limit:
             reason = (f"cache_size_limit ({self.cache_size_limit}) reached for {self.code.co_name}; "
                       f"running eagerly. Last failure: {self.failure_reasons(f_locals, f_globals)}")
-            self.compile_events.append(CompileEvent("cache_limit", None, reason))
+            self._event("cache_limit", None, reason)
             if not self._warned_limit:
                 warnings.warn(reason, CacheLimitExceeded, stacklevel=3)
                 self._warned_limit = True
-            return self._call_original(*args, **kwargs)
+            return self.fn(*full_args, **kwargs)
         kind = "recompile" if self.cache_entries else "compile"
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
         started = time.perf_counter()
-        entry = self._trace(compile_id, f_locals, f_globals)
-        event = CompileEvent(kind, compile_id, reason, duration_s=time.perf_counter() - started)
-        self.compile_events.append(event)
+        entry = convert_frame(self, compile_id, f_locals, f_globals)
+        self._event(kind, compile_id, reason, duration_s=time.perf_counter() - started)
+        if entry.graph_break is not None:
+            self._event("graph_break", compile_id, str(entry.graph_break))
         if entry.eager_reason is not None:
-            self.compile_events.append(CompileEvent("eager_fallback", compile_id, entry.eager_reason))
+            self._event("eager_fallback", compile_id, entry.eager_reason)
         self.cache_entries.append(entry)
-        return entry.run(self._call_original, f_locals, f_globals, args, kwargs)
+        return entry.run(self.fn, full_args, kwargs)
+
+    def _event(self, kind, compile_id, reason, duration_s=None) -> None:
+        event = CompileEvent(kind, compile_id, reason, duration_s=duration_s, frame=self.code.co_name)
+        self.compile_events.append(event)
+        for observer in list(_observers):
+            observer(self, event)
+
+    def _record_hooked_module(self) -> None:
+        if not any(e.kind == "eager_fallback" and "hooks" in (e.reason or "") for e in self.compile_events):
+            self._event("eager_fallback", None, f"{type(self.module).__qualname__} has hooks registered: "
+                                                "the module runs eagerly so that they run")
 
     def failure_reasons(self, f_locals, f_globals) -> str:
         """For each entry, the first guard that fails now, as `0/0: G['cfg'].scale == 2, got 3`."""
@@ -204,60 +206,42 @@ class CompiledFunction:
                 lines.append(f"{entry.compile_id}: {failure}")
         return "; ".join(lines)
 
-    def _trace(self, compile_id, f_locals, f_globals) -> CacheEntry:
-        output = OutputGraph()
-        tx = InstructionTranslator(self.code, f_locals, f_globals, output, hook=self.hook)
-        try:
-            result = tx.run()
-            builder = PlanBuilder(output.side_effects)
-            plan = builder.frame(result)
-            output_nodes = builder.output_nodes
-        except Unsupported as error:
-            if self.fullgraph:
-                raise
-            return self._eager_entry(compile_id, str(error))
-        except Exception as error:  # a bug of ours: never the user's problem
-            if self.fullgraph:
-                raise
-            message = f"internal tracer error {type(error).__name__}: {error}"
-            warnings.warn(f"{message}; running {self.code.co_name} eagerly", InternalTracerWarning, stacklevel=4)
-            return self._eager_entry(compile_id, message)
-        output.graph.output(tuple(output_nodes))
-        output.prune()
-        if output.count_calls() == 0 and not self.fullgraph:
-            # As Dynamo: a frame with no graph operation is skipped for good.
-            return self._eager_entry(compile_id, "No ops traced for the FX graph: the frame is skipped "
-                                                 "and runs eagerly from now on")
-        graphs, compiled = [], None
-        if output.count_calls() > 0:
-            gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
-            gm.meta["compile_id"] = compile_id
-            example_inputs = [graph_input.example for graph_input in output.inputs.values()]
-            compiled = self.backend(gm, example_inputs)
-            graphs.append(gm)
-        elif output_nodes:
-            raise AssertionError("graph outputs without graph operations")
-        return CacheEntry(
-            compile_id=compile_id,
-            guards=GuardSet(list(output.guards.values())),
-            graphs=graphs,
-            input_sources=[graph_input.source for graph_input in output.inputs.values()] if compiled else [],
-            plan=plan,
-            compiled=compiled,
-            code=self.code,
-        )
+    def resume_function(self, decoded, target: int, depth: int, live: list[str]) -> "CompiledFunction":
+        """The compiled resume function entering this frame's code at instruction `target`."""
+        key = (target, depth, tuple(live))
+        if key not in self._resumes:
+            offset = decoded.instructions[target].offset
+            name = f"torch_dynamo_resume_in_{self.code.co_name}_at_{offset}"
+            code = make_resume_code(self.code, decoded, target, depth, live, name)
+            fn = types.FunctionType(code, self.fn.__globals__, name)
+            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
+            compiled.hook = self.hook
+            self._resumes[key] = compiled
+            self.frames.append(compiled)
+        return self._resumes[key]
 
-    def _eager_entry(self, compile_id, reason) -> CacheEntry:
-        """An entry that always matches and runs the original function: the frame is skipped."""
-        return CacheEntry(compile_id, GuardSet([]), [], [], None, eager_reason=reason, code=self.code)
+    def nested_compiled(self, fn) -> "CompiledFunction":
+        """A user function called for real at a graph break is compiled as its own frame."""
+        if fn.__code__ not in self._nested:
+            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
+            compiled.hook = self.hook
+            self._nested[fn.__code__] = compiled
+            self.frames.append(compiled)
+        return self._nested[fn.__code__]
 
     def reset(self) -> None:
         self.cache_entries.clear()
         self.compile_events.clear()
+        self.frames.clear()
+        self._resumes.clear()
+        self._nested.clear()
         self._warned_limit = False
 
     def __repr__(self) -> str:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
+
+
+_observers: list = []
 
 
 def _has_hooks(module: torch.nn.Module) -> bool:
@@ -279,3 +263,6 @@ def reset() -> None:
         compiled.reset()
     _frame_ids.clear()
     _frame_counter = itertools.count()
+
+
+__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "GraphBreak", "compile", "reset"]

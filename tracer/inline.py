@@ -47,6 +47,7 @@ class InliningInstructionTranslator(InstructionTranslator):
         self.return_value = None
         self.steps = 0
         self.global_root = _globals_root(f_globals, self.root.f_globals)
+        self.break_at = None
 
     def global_source(self, name: str):
         from .source import AttrSource

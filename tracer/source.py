@@ -35,8 +35,8 @@ class Source:
         """Fetch the value this source names from a frame's locals and globals."""
         return _fetcher(self.expression())(f_locals, f_globals)
 
-    def reconstruct(self) -> list[tuple[str, object]]:
-        """Bytecode (opname, argval) that pushes this value in the original frame."""
+    def reconstruct(self, codegen) -> None:
+        """Emit bytecode that pushes this value, in a frame of the original function."""
         raise NotImplementedError(type(self).__name__)
 
     def is_global(self) -> bool:
@@ -57,8 +57,8 @@ class LocalSource(Source):
     def name(self) -> str:
         return f"L[{self.local_name!r}]"
 
-    def reconstruct(self):
-        return [("LOAD_FAST", self.local_name)]
+    def reconstruct(self, codegen):
+        codegen.load_local(self.local_name)
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ class GlobalSource(Source):
     def name(self) -> str:
         return f"G[{self.global_name!r}]"
 
-    def reconstruct(self):
-        return [("LOAD_GLOBAL", self.global_name)]
+    def reconstruct(self, codegen):
+        codegen.load_global(self.global_name)
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,8 @@ class ModuleSource(Source):
     def expression(self) -> str:
         return f"_modules[{self.module_name!r}]"
 
-    def reconstruct(self):
-        return [("IMPORT_NAME", self.module_name)]
+    def reconstruct(self, codegen):
+        codegen.load_const(sys.modules[self.module_name])
 
 
 @dataclass(frozen=True)
@@ -115,8 +115,12 @@ class AttrSource(ChainedSource):
             return f"{self.base.expression()}.{self.member}"
         return f"getattr({self.base.expression()}, {self.member!r})"
 
-    def reconstruct(self):
-        return self.base.reconstruct() + [("LOAD_ATTR", self.member)]
+    def reconstruct(self, codegen):
+        if self.member.isidentifier():
+            self.base.reconstruct(codegen)
+            codegen.load_attr(self.member)
+        else:
+            codegen.call(getattr, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.member)), 2)
 
 
 @dataclass(frozen=True)
@@ -129,8 +133,10 @@ class GetItemSource(ChainedSource):
     def expression(self) -> str:
         return f"{self.base.expression()}[{self.index!r}]"
 
-    def reconstruct(self):
-        return self.base.reconstruct() + [("LOAD_CONST", self.index), ("BINARY_SUBSCR", None)]
+    def reconstruct(self, codegen):
+        self.base.reconstruct(codegen)
+        codegen.load_const(self.index)
+        codegen.emit("BINARY_SUBSCR")
 
 
 @dataclass(frozen=True)
@@ -143,8 +149,8 @@ class TypeSource(ChainedSource):
     def expression(self) -> str:
         return f"type({self.base.expression()})"
 
-    def reconstruct(self):
-        return [("LOAD_GLOBAL", "type")] + self.base.reconstruct() + [("CALL", 1)]
+    def reconstruct(self, codegen):
+        codegen.call(type, lambda: self.base.reconstruct(codegen), 1)
 
 
 SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_modules": sys.modules}

@@ -44,7 +44,8 @@ NULL = NullVariable()
 class InstructionTranslator:
     """Traces one frame: `run()` returns the tracker of the value the frame returns."""
 
-    def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None):
+    def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
+                 break_at: int | None = None):
         self.code = code
         self.decoded = bytecode.decode(code)
         self.instructions = self.decoded.instructions
@@ -65,6 +66,7 @@ class InstructionTranslator:
         self.root = self
         self.parent = None
         self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
+        self.break_at = break_at  # stop before this instruction: the graph breaks there
 
     def global_source(self, name: str):
         return GlobalSource(name)
@@ -81,11 +83,14 @@ class InstructionTranslator:
         return chain[::-1]
 
     # ---- the loop -----------------------------------------------------------------
-    def run(self) -> VariableTracker:
+    def run(self) -> VariableTracker | None:
+        """The tracker of the returned value, or None when stopped at `break_at`."""
         dispatch = _DISPATCH
         while self.return_value is None:
             inst = self.instructions[self.ip]
             self.current = inst
+            if inst.index == self.break_at:
+                return None
             self.ip += 1
             self.steps += 1
             if self.hook is not None:

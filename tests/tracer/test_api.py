@@ -142,16 +142,35 @@ def test_wrong_arguments_raise_pythons_type_error():
         opt(torch.ones(2))
 
 
-def test_unsupported_runs_eagerly_with_a_recorded_reason():
+def test_unsupported_call_breaks_the_graph_with_a_recorded_reason(capsys):
     def f(x):
         y = x + 1
         print("side effect")
-        return y
+        return y * 2
 
-    opt = tracer.compile(f)
-    torch.testing.assert_close(opt(torch.ones(2)), torch.ones(2) + 1)
-    events = [e for e in opt.compile_events if e.kind == "eager_fallback"]
+    backend = Counter()
+    opt = tracer.compile(f, backend=backend)
+    torch.testing.assert_close(opt(torch.ones(2)), (torch.ones(2) + 1) * 2)
+    assert capsys.readouterr().out == "side effect\n"
+    events = [e for e in opt.compile_events if e.kind == "graph_break"]
     assert events and "print" in events[0].reason
+    assert len(backend.graphs) == 2  # before the break, and the resume function's
+    (resume,) = opt.frames
+    assert resume.cache_entries[0].compile_id == "1/0"
+
+
+def test_unsupported_construct_in_a_loop_skips_the_frame():
+    def f(x):
+        for i in range(2):
+            x = x + i
+            print(i)
+        return x
+
+    backend = Counter()
+    opt = tracer.compile(f, backend=backend)
+    torch.testing.assert_close(opt(torch.ones(2)), f(torch.ones(2)))
+    reasons = [e.reason for e in opt.compile_events if e.kind == "eager_fallback"]
+    assert "loop" in reasons[0] and backend.graphs == []
 
 
 def test_fullgraph_raises_naming_construct_and_line():
@@ -177,7 +196,11 @@ def test_data_dependent_branch_is_reported():
     opt = tracer.compile(f, fullgraph=True)
     with pytest.raises(tracer.Unsupported, match="data-dependent"):
         opt(torch.ones(2))
-    torch.testing.assert_close(tracer.compile(f)(torch.ones(2)), f(torch.ones(2)))
+    broken = tracer.compile(f)
+    for x in (torch.ones(2), -torch.ones(2)):  # both branches, each in its own resume function
+        torch.testing.assert_close(broken(x), f(x))
+    assert [e.kind for e in broken.compile_events] == ["compile", "graph_break"]
+    assert len(broken.frames) == 2
 
 
 def test_cache_limit_falls_back_to_eager_with_a_warning():

@@ -13,7 +13,9 @@ def _reset():
 
 
 def eager_reasons(opt):
-    return [e.reason for e in opt.compile_events if e.kind == "eager_fallback"]
+    """Why frames ran eagerly or broke, across the root frame and the frames compiled from it."""
+    return [e.reason for frame in opt.all_frames() for e in frame.compile_events
+            if e.kind in ("eager_fallback", "graph_break")]
 
 
 def test_unbounded_recursion_hits_the_depth_limit_and_runs_eagerly():

@@ -3,12 +3,20 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
+import bytecode as bc
+
+from tracer.codegen import PyCodegen
+from tracer.side_effects import SideEffects
 from tracer.guards import Guard, GuardSet, TensorMeta, global_state
 from tracer.source import AttrSource, GetItemSource, GlobalSource, LocalSource
 
 
 class Cfg:
     scale = 2
+
+
+def _uses_cfg():
+    return Cfg
 
 
 @pytest.mark.parametrize("source, name, placeholder", [
@@ -32,7 +40,10 @@ def test_source_fetches_and_reconstructs():
     f_locals, f_globals = {"d": {"k": [10, 20]}}, {"cfg": cfg}
     assert AttrSource(GlobalSource("cfg"), "scale").get_value(f_locals, f_globals) == 5
     assert GetItemSource(GetItemSource(LocalSource("d"), "k"), 1).get_value(f_locals, f_globals) == 20
-    assert AttrSource(GlobalSource("cfg"), "scale").reconstruct() == [("LOAD_GLOBAL", "cfg"), ("LOAD_ATTR", "scale")]
+    codegen = PyCodegen(_uses_cfg.__code__, SideEffects())
+    GetItemSource(AttrSource(GlobalSource("cfg"), "scale"), 0).reconstruct(codegen)
+    assert [(i.name, i.arg) for i in codegen.instructions] == [
+        ("LOAD_GLOBAL", (False, "cfg")), ("LOAD_ATTR", "scale"), ("LOAD_CONST", 0), ("BINARY_SUBSCR", bc.UNSET)]
     chain = GetItemSource(AttrSource(GlobalSource("cfg"), "items"), 0).chain()
     assert [s.name() for s in chain] == ["G['cfg']", "G['cfg'].items", "G['cfg'].items[0]"]
 

@@ -1,0 +1,312 @@
+"""PyCodegen: the second output — bytecode that runs the graph and rebuilds the frame.
+
+A cache entry's code is a real code object with the original function's
+signature.  It stages the graph inputs by reconstructing their Sources
+(`LOAD_FAST x`, `LOAD_GLOBAL cfg; LOAD_ATTR scale`), calls the compiled
+graph, rebuilds every value the frame still needs from the graph's outputs,
+constants and Sources, replays the recorded side effects and returns — or,
+after a graph break, runs the unsupported instruction for real and calls the
+resume function.  Code objects are assembled with the `bytecode` package.
+"""
+from __future__ import annotations
+
+import types
+
+import bytecode as bc
+import torch
+
+from .exc import Unsupported
+from .variables.base import VariableTracker
+from .variables.builtin import OperatorGetterVariable
+from .variables.constant import ConstantVariable
+from .variables.dicts import ConstDictVariable, DictViewVariable
+from .variables.functions import TorchFunctionVariable
+from .variables.lists import BaseListVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable
+from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
+                             UserDefinedClassVariable, UserDefinedObjectVariable)
+from .variables.builtin import BuiltinVariable
+from .variables.tensor import TensorVariable
+from .variables.user_functions import (FunctoolsPartialVariable, NestedUserFunctionVariable,
+                                       UserFunctionVariable, UserMethodVariable)
+
+GRAPH_OUT = "___graph_out"
+
+
+class NamedCallable:
+    """A constant in rewritten code that disassembles under a readable name."""
+
+    __slots__ = ("name", "fn")
+
+    def __init__(self, name: str, fn):
+        self.name = name
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _new_object(cls, names, *values):
+    obj = object.__new__(cls)
+    for name, value in zip(names, values):
+        setattr(obj, name, value)
+    return obj
+
+
+def _replace_list(target, items):
+    target[:] = items
+
+
+def _replace_dict(target, items):
+    target.clear()
+    target.update(items)
+
+
+_new_object_fn = NamedCallable("__new_object", _new_object)
+_replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
+_replace_dict_fn = NamedCallable("__replace_dict_contents", _replace_dict)
+
+
+class PyCodegen:
+    """Emits instructions; `output_nodes` collects the graph values the code needs."""
+
+    def __init__(self, code: types.CodeType, side_effects, output_nodes: list | None = None,
+                 wrap_callable=None):
+        self.code = code
+        self.side_effects = side_effects
+        self.instructions: list = []
+        self.output_nodes: list[torch.fx.Node] = list(output_nodes or [])
+        self.frozen_outputs = output_nodes is not None
+        self.new_object_temps: dict = {}
+        self.temp_count = 0
+        self.wrap_callable = wrap_callable  # user function -> compiled wrapper, for calls made for real
+
+    # ---- primitives ----------------------------------------------------------------
+    def emit(self, opname: str, arg=bc.UNSET) -> None:
+        self.instructions.append(bc.Instr(opname, arg) if arg is not bc.UNSET else bc.Instr(opname))
+
+    def load_const(self, value) -> None:
+        self.emit("LOAD_CONST", value)
+
+    def load_local(self, name: str) -> None:
+        if name in self.code.co_freevars:
+            self.emit("LOAD_DEREF", bc.FreeVar(name))
+        elif name in self.code.co_cellvars:
+            self.emit("LOAD_DEREF", bc.CellVar(name))
+        else:
+            self.emit("LOAD_FAST", name)
+
+    def load_global(self, name: str) -> None:
+        self.emit("LOAD_GLOBAL", (False, name))
+
+    def load_attr(self, name: str) -> None:
+        self.emit("LOAD_ATTR", name)
+
+    def new_temp(self, prefix: str = "___tmp") -> str:
+        self.temp_count += 1
+        return f"{prefix}{self.temp_count}"
+
+    def store(self, name: str) -> None:
+        self.emit("STORE_FAST", name)
+
+    def load(self, name: str) -> None:
+        self.emit("LOAD_FAST", name)
+
+    def call(self, callable_const, nargs_emitter, nargs: int) -> None:
+        """callable_const(*args), args pushed by nargs_emitter()."""
+        self.emit("PUSH_NULL")
+        self.load_const(callable_const)
+        nargs_emitter()
+        self.emit("PRECALL", nargs)
+        self.emit("CALL", nargs)
+
+    # ---- reconstruction ----------------------------------------------------------------
+    def graph_output(self, node: torch.fx.Node) -> None:
+        if node not in self.output_nodes:
+            if self.frozen_outputs:
+                raise AssertionError(f"graph output {node} was not collected")
+            self.output_nodes.append(node)
+        self.load(GRAPH_OUT)
+        self.load_const(self.output_nodes.index(node))
+        self.emit("BINARY_SUBSCR")
+
+    def reconstruct(self, var: VariableTracker, *, for_call: bool = False) -> None:
+        """Emit code that pushes the value `var` stands for."""
+        if var.is_lazy():
+            var.source.reconstruct(self)
+            return
+        var = var.realize()
+        if isinstance(var, NullVariable):
+            self.emit("PUSH_NULL")
+        elif isinstance(var, TensorVariable):
+            if var.node.op == "placeholder" and var.source is not None:
+                var.source.reconstruct(self)
+            else:
+                self.graph_output(var.node)
+        elif isinstance(var, ListVariable) and var.source is not None:
+            var.source.reconstruct(self)
+        elif isinstance(var, BaseListVariable):
+            self._sequence(var)
+        elif isinstance(var, ConstDictVariable):
+            if var.source is not None:
+                var.source.reconstruct(self)
+            else:
+                self._dict(var.entries)
+        elif isinstance(var, SliceVariable):
+            for part in var.parts():
+                self.reconstruct(part)
+            self.emit("BUILD_SLICE", 3)
+        elif isinstance(var, UserDefinedObjectVariable) and var.is_new():
+            self._new_object(var)
+        elif isinstance(var, (UserFunctionVariable, UserMethodVariable)) and for_call and self.wrap_callable:
+            self._wrapped_callable(var)
+        elif isinstance(var, UserMethodVariable):
+            self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
+        elif isinstance(var, NestedUserFunctionVariable):
+            raise Unsupported(f"rebuilding the function {var.qualname} made during the trace")
+        elif isinstance(var, GetAttrVariable):
+            self.reconstruct(var.obj)
+            self.load_attr(var.name)
+        elif isinstance(var, DictViewVariable):
+            self.reconstruct(var.dict_var)
+            self.emit("LOAD_METHOD", var.view)
+            self.emit("PRECALL", 0)
+            self.emit("CALL", 0)
+        elif isinstance(var, FunctoolsPartialVariable):
+            import functools
+            self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
+        elif isinstance(var, OperatorGetterVariable):
+            self._call_with_kwargs(var.factory, list(var.keys), {})
+        elif var.source is not None:
+            var.source.reconstruct(self)
+        elif isinstance(var, (ConstantVariable, RangeVariable, TorchFunctionVariable, BuiltinVariable,
+                              PythonModuleVariable, UserDefinedClassVariable, UserFunctionVariable)):
+            self.load_const(var.as_python_constant())
+        elif isinstance(var, UserDefinedObjectVariable):
+            self.load_const(var.value)
+        else:
+            raise Unsupported(f"cannot rebuild {var.describe()} in bytecode")
+
+    def _sequence(self, var: BaseListVariable) -> None:
+        cls = var.python_type()
+        if cls not in (list, tuple):
+            self.call(cls, lambda: self._sequence(TupleVariable(var.items)), 1)
+            return
+        for item in var.items:
+            self.reconstruct(item)
+        self.emit("BUILD_LIST" if cls is list else "BUILD_TUPLE", len(var.items))
+
+    def _dict(self, entries: dict) -> None:
+        for key, value in entries.items():
+            self.load_const(key)
+            self.reconstruct(value)
+        self.emit("BUILD_MAP", len(entries))
+
+    def _call_with_kwargs(self, fn, args: list, kwargs: dict) -> None:
+        self.emit("PUSH_NULL")
+        self.load_const(fn)
+        for arg in args:
+            self.reconstruct(arg)
+        for value in kwargs.values():
+            self.reconstruct(value)
+        if kwargs:
+            self.emit("KW_NAMES", tuple(kwargs))
+        self.emit("PRECALL", len(args) + len(kwargs))
+        self.emit("CALL", len(args) + len(kwargs))
+
+    def _new_object(self, var: UserDefinedObjectVariable) -> None:
+        key = var.identity()
+        if key in self.new_object_temps:
+            self.load(self.new_object_temps[key])
+            return
+        temp = self.new_object_temps[key] = self.new_temp("___obj")
+        attrs = self.side_effects.attrs.get(key, {})
+
+        def args():
+            self.load_const(var.python_type())
+            self.load_const(tuple(attrs))
+            for value in attrs.values():
+                self.reconstruct(value)
+
+        self.call(_new_object_fn, args, 2 + len(attrs))
+        self.emit("COPY", 1)
+        self.store(temp)
+
+    def _wrapped_callable(self, var) -> None:
+        if isinstance(var, UserMethodVariable):
+            inner = var.fn
+            self.call(types.MethodType, lambda: (self._wrapped_callable(inner), self.reconstruct(var.obj)), 2)
+            return
+        self.load_const(self.wrap_callable(var.fn))
+
+    # ---- side effects --------------------------------------------------------------------
+    def stage_side_effects(self) -> list:
+        """Evaluate every replayed value into temps (before anything is mutated)."""
+        staged = []
+        for kind, target, key, value in self.side_effects.outside_effects():
+            if kind == "setattr" and target.is_new():
+                continue
+            temp = self.new_temp("___effect")
+            if kind == "container":
+                key = isinstance(value, ListVariable)
+                if key:
+                    self._sequence(ListVariable(value.items))
+                else:
+                    self._dict(value.entries)
+            else:
+                self.reconstruct(value)
+            self.store(temp)
+            staged.append((kind, target, key, temp))
+        return staged
+
+    def apply_side_effects(self, staged: list) -> None:
+        for kind, target, key, temp in staged:
+            if kind == "setattr":
+                self.load(temp)
+                self.reconstruct(target)
+                self.emit("STORE_ATTR", key)
+            elif kind == "container":
+                fn = _replace_list_fn if key else _replace_dict_fn
+                self.call(fn, lambda: (target.reconstruct(self), self.load(temp)), 2)
+                self.emit("POP_TOP")
+            else:
+                self.load(temp)
+                self.emit("STORE_GLOBAL", key)
+
+
+def assemble(original: types.CodeType, body: list, *, name: str | None = None,
+             argnames: list[str] | None = None, keep_prologue: bool = True) -> types.CodeType:
+    """A code object with `original`'s signature (or `argnames`) running `body`."""
+    template = bc.Bytecode.from_code(original)
+    prologue = []
+    if keep_prologue:
+        for instr in template:
+            if isinstance(instr, bc.Instr):
+                prologue.append(instr)
+                if instr.name == "RESUME":
+                    break
+    else:
+        prologue = [bc.Instr("RESUME", 0)]
+    code = bc.Bytecode(prologue + body)
+    code.name = name or template.name
+    code.qualname = name or template.qualname
+    code.filename = template.filename
+    code.first_lineno = template.first_lineno
+    code.cellvars = list(template.cellvars) if keep_prologue else []
+    code.freevars = list(template.freevars) if keep_prologue else []
+    if argnames is None:
+        code.argcount = template.argcount
+        code.posonlyargcount = template.posonlyargcount
+        code.kwonlyargcount = template.kwonlyargcount
+        code.argnames = list(template.argnames)
+        code.flags = template.flags
+    else:
+        code.argcount = len(argnames)
+        code.posonlyargcount = 0
+        code.kwonlyargcount = 0
+        code.argnames = list(argnames)
+        code.flags = template.flags & ~(0x04 | 0x08)
+    code.flags &= ~0x20  # never a generator
+    return code.to_code()

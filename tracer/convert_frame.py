@@ -1,0 +1,265 @@
+"""Turning one call's frame into a cache entry: trace, then compile the graph and the code.
+
+The translator runs until the frame returns — one graph, one rewritten code
+object — or until it meets something it cannot trace.  Then, as Dynamo does,
+the trace starts again and stops just before the instruction that was
+unsupported (for a failure deep inside inlined calls: before the call in this
+frame that led there).  The graph so far is compiled; the rewritten code runs
+it, performs that instruction for real and hands the rest of the frame to a
+resume function.
+"""
+from __future__ import annotations
+
+import types
+import warnings
+from dataclasses import dataclass, field
+
+import bytecode as bc
+import torch
+import torch.fx
+
+from . import resume as resume_mod
+from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
+from .exc import InternalTracerWarning, Unsupported, UserLocation
+from .guards import GuardSet
+from .output_graph import OutputGraph
+from .source import Source
+from .symbolic_convert import InstructionTranslator
+from .variables.lists import ListIteratorVariable
+from .variables.misc import NullVariable
+
+_POP_JUMPS = frozenset({
+    "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
+
+
+@dataclass
+class GraphBreak:
+    """Why and where a frame was split."""
+
+    reason: str
+    location: UserLocation
+    user_stack: list[UserLocation] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.reason} (at {self.location})"
+
+
+@dataclass
+class CacheEntry:
+    compile_id: str
+    guards: GuardSet
+    graphs: list[torch.fx.GraphModule]
+    input_sources: list[Source]
+    compiled: object = None  # what the backend returned
+    eager_reason: str | None = None
+    code: types.CodeType | None = None  # the rewritten code (None: the original runs)
+    original_code: types.CodeType | None = None
+    function: object = None  # the rewritten code as a function with the original's signature
+    graph_break: GraphBreak | None = None
+    resume_functions: list = field(default_factory=list)
+    hits: int = 0
+
+    def run(self, original, args, kwargs):
+        self.hits += 1
+        if self.function is None:
+            return original(*args, **kwargs)
+        return self.function(*args, **kwargs)
+
+
+def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEntry:
+    """Trace the frame of `owner` (a CompiledFunction) for this call into a cache entry."""
+    code = owner.code
+    break_at, first_error = None, None
+    for _attempt in range(2):
+        output = OutputGraph()
+        tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at)
+        try:
+            result = tx.run()
+        except Unsupported as error:
+            if owner.fullgraph:
+                raise
+            if break_at is None and tx.current is not None:
+                break_at, first_error = tx.current.index, error
+                continue
+            return eager_entry(owner, compile_id, str(error))
+        except Exception as error:  # a bug of ours: never the user's problem
+            return internal_error(owner, compile_id, error)
+        try:
+            if result is None:
+                return compile_break(owner, compile_id, tx, output, first_error)
+            return compile_return(owner, compile_id, tx, output, result)
+        except Unsupported as error:
+            if owner.fullgraph:
+                raise
+            return eager_entry(owner, compile_id, str(error))
+        except Exception as error:
+            return internal_error(owner, compile_id, error)
+    return eager_entry(owner, compile_id, str(first_error))
+
+
+def eager_entry(owner, compile_id: str, reason: str) -> CacheEntry:
+    """An entry that always matches and runs the original function: the frame is skipped."""
+    return CacheEntry(compile_id, GuardSet([]), [], [], eager_reason=reason, original_code=owner.code)
+
+
+def internal_error(owner, compile_id, error) -> CacheEntry:
+    if owner.fullgraph:
+        raise error
+    message = f"internal tracer error {type(error).__name__}: {error}"
+    warnings.warn(f"{message}; running {owner.code.co_name} eagerly", InternalTracerWarning, stacklevel=5)
+    return eager_entry(owner, compile_id, message)
+
+
+# ---- a frame that returned: one graph ----------------------------------------------------------
+
+def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheEntry:
+    def emit(cg: PyCodegen):
+        if output.side_effects.is_empty():
+            cg.reconstruct(result)
+        else:
+            cg.reconstruct(result)
+            cg.store("___ret")
+            cg.apply_side_effects(cg.stage_side_effects())
+            cg.load("___ret")
+        cg.emit("RETURN_VALUE")
+
+    output_nodes = _collect(owner, output, emit)
+    output.graph.output(tuple(output_nodes))
+    output.prune()
+    if output.count_calls() == 0 and not owner.fullgraph:
+        # As Dynamo: a frame with no graph operation is skipped for good.
+        return eager_entry(owner, compile_id, "No ops traced for the FX graph: the frame is skipped "
+                                              "and runs eagerly from now on")
+    return _finish(owner, compile_id, output, output_nodes, emit)
+
+
+# ---- a frame that stopped before an unsupported instruction -------------------------------------------
+
+def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGraph, error) -> CacheEntry:
+    decoded, inst = tx.decoded, tx.current
+    where = error.location or tx.location()
+    record = GraphBreak(error.reason, where, list(error.user_stack or [where]))
+    if owner.code.co_cellvars or owner.code.co_freevars:
+        raise Unsupported(f"graph break ({error.reason}) in a function with closure cells: "
+                          "the frame runs eagerly")
+    if resume_mod.has_backedge(decoded, inst.index) or any(
+            isinstance(v, ListIteratorVariable) for v in tx.stack):
+        raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
+    if resume_mod.in_exception_block(decoded, inst.index):
+        raise Unsupported(f"graph break inside a try or with block ({error.reason}): the frame runs eagerly")
+    stack = list(tx.stack)
+    locals_ = dict(tx.symbolic_locals)
+    _, instrs = resume_mod.library_instructions(owner.code)
+    original_instr = instrs[resume_mod.decoded_index_to_library(decoded)[inst.index]]
+
+    if inst.opname in _POP_JUMPS:
+        continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack) - 1)]
+    elif inst.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+        continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack))]
+    elif inst.opname in resume_mod.JUMP_OPNAMES or inst.opname in ("RETURN_VALUE", "FOR_ITER"):
+        raise Unsupported(f"graph break at {inst.opname} ({error.reason}): the frame runs eagerly")
+    elif inst.opname == "CALL":  # with its PRECALL, which the trace already passed
+        continuations = [(inst.index + 1, len(stack) - inst.arg - 1)]
+    else:
+        continuations = [(inst.index + 1, len(stack) + resume_mod.stack_effect(inst))]
+    resumes = []
+    for target, depth in continuations:
+        live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
+        resumes.append((owner.resume_function(decoded, target, depth, live), depth, live))
+
+    call_slot = None
+    if inst.opname == "CALL":
+        argc = inst.arg
+        callable_at = len(stack) - argc - 2
+        call_slot = callable_at + 1 if isinstance(stack[callable_at], NullVariable) else callable_at
+
+    def emit(cg: PyCodegen):
+        for i, value in enumerate(stack):
+            if not isinstance(value, NullVariable):
+                cg.reconstruct(value, for_call=(i == call_slot))
+                cg.store(f"___stack{i}")
+        live_names = sorted({name for _, _, live in resumes for name in live})
+        for name in live_names:
+            cg.reconstruct(locals_[name])
+            cg.store(f"___local_{name}")
+        cg.apply_side_effects(cg.stage_side_effects())
+        for i, value in enumerate(stack):
+            if isinstance(value, NullVariable):
+                cg.emit("PUSH_NULL")
+            else:
+                cg.load(f"___stack{i}")
+        if inst.opname == "CALL" and tx.kw_names:
+            cg.emit("KW_NAMES", tuple(tx.kw_names))
+        if inst.opname == "CALL":
+            cg.emit("PRECALL", inst.arg)
+        labels = []
+        if len(continuations) == 2:
+            label = bc.Label()
+            labels.append(label)
+            cg.instructions.append(bc.Instr(original_instr.name, label))
+        else:
+            cg.instructions.append(original_instr.copy())
+        for n, (fn, depth, live) in enumerate(resumes):
+            if n == 1:
+                cg.instructions.append(labels[0])
+            for i in reversed(range(depth)):
+                cg.store(f"___after{i}")
+
+            def args(depth=depth, live=live):
+                for i in range(depth):
+                    cg.load(f"___after{i}")
+                for name in live:
+                    cg.load(f"___local_{name}")
+
+            cg.call(fn, args, depth + len(live))
+            cg.emit("RETURN_VALUE")
+
+    output_nodes = _collect(owner, output, emit)
+    output.graph.output(tuple(output_nodes))
+    output.prune()
+    entry = _finish(owner, compile_id, output, output_nodes, emit)
+    entry.graph_break = record
+    entry.resume_functions = [fn for fn, _, _ in resumes]
+    return entry
+
+
+# ---- shared finishing ------------------------------------------------------------------------------------
+
+def _collect(owner, output, emit) -> list:
+    """First pass over the code to emit: which graph values it needs as outputs."""
+    probe = PyCodegen(owner.code, output.side_effects, wrap_callable=owner.nested_compiled)
+    emit(probe)
+    return probe.output_nodes
+
+
+def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> CacheEntry:
+    graphs, compiled = [], None
+    cg = PyCodegen(owner.code, output.side_effects, output_nodes, wrap_callable=owner.nested_compiled)
+    body = cg.instructions
+    if output.count_calls() > 0:
+        gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
+        gm.meta["compile_id"] = compile_id
+        example_inputs = [graph_input.example for graph_input in output.inputs.values()]
+        compiled = owner.backend(gm, example_inputs)
+        graphs.append(gm)
+        graph_fn = NamedCallable(f"__compiled_fn_{compile_id.replace('/', '_')}", compiled)
+        sources = [graph_input.source for graph_input in output.inputs.values()]
+        cg.call(graph_fn, lambda: [source.reconstruct(cg) for source in sources], len(sources))
+        cg.store(GRAPH_OUT)
+    emit(cg)
+    new_code = assemble(owner.code, body)
+    function = types.FunctionType(new_code, owner.fn.__globals__, owner.code.co_name,
+                                  owner.fn.__defaults__, owner.fn.__closure__)
+    function.__kwdefaults__ = owner.fn.__kwdefaults__
+    return CacheEntry(
+        compile_id=compile_id,
+        guards=GuardSet(list(output.guards.values())),
+        graphs=graphs,
+        input_sources=[graph_input.source for graph_input in output.inputs.values()] if compiled else [],
+        compiled=compiled,
+        code=new_code,
+        original_code=owner.code,
+        function=function,
+    )

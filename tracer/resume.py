@@ -1,0 +1,121 @@
+"""Resume functions: where a frame continues after a graph break.
+
+A resume function is a new code object whose arguments are the values left on
+the stack after the unsupported instruction ran, followed by the live locals.
+It pushes those stack values and jumps to the instruction after the break; the
+rest is the original bytecode.  It is compiled like any frame on its first
+call, with its own frame id and guards.
+"""
+from __future__ import annotations
+
+import dis
+import types
+
+import bytecode as bc
+
+from .bytecode import DecodedCode, JUMP_OPNAMES
+
+_TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE"})
+
+
+def successors(decoded: DecodedCode, index: int) -> list[int]:
+    inst = decoded.instructions[index]
+    nexts = []
+    if inst.opname in JUMP_OPNAMES:
+        nexts.append(inst.target)
+        if inst.opname not in _UNCONDITIONAL:
+            nexts.append(index + 1)
+    elif inst.opname not in _TERMINATORS:
+        nexts.append(index + 1)
+    for row in decoded.exception_table:
+        if row.start <= inst.offset < row.end:
+            nexts.append(decoded.index_of_offset[row.target])
+    return [n for n in nexts if n < len(decoded.instructions)]
+
+
+def live_locals(decoded: DecodedCode, start: int) -> set[str]:
+    """Plain locals that may be read before being written, from instruction `start` on."""
+    instructions = decoded.instructions
+    count = len(instructions)
+    uses = [set() for _ in range(count)]
+    defs = [set() for _ in range(count)]
+    for i, inst in enumerate(instructions):
+        if inst.opname in ("LOAD_FAST", "LOAD_FAST_CHECK", "DELETE_FAST"):
+            uses[i].add(inst.argval)
+        elif inst.opname == "STORE_FAST":
+            defs[i].add(inst.argval)
+    live_in = [set() for _ in range(count)]
+    succ = [successors(decoded, i) for i in range(count)]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(count - 1, -1, -1):
+            out = set().union(*(live_in[s] for s in succ[i]))
+            new = (out - defs[i]) | uses[i]
+            if new != live_in[i]:
+                live_in[i] = new
+                changed = True
+    return live_in[start]
+
+
+def has_backedge(decoded: DecodedCode, index: int) -> bool:
+    """True when a jump at or after `index` goes back before it: the break is in a loop."""
+    for inst in decoded.instructions[index:]:
+        if inst.opname in JUMP_OPNAMES and inst.target <= index:
+            return True
+    return False
+
+
+def in_exception_block(decoded: DecodedCode, index: int) -> bool:
+    offset = decoded.instructions[index].offset
+    return any(row.start <= offset < row.end for row in decoded.exception_table)
+
+
+def library_instructions(code: types.CodeType) -> tuple[bc.Bytecode, list[bc.Instr]]:
+    """The `bytecode` package's view of code, and its Instr objects in dis order."""
+    program = bc.Bytecode.from_code(code)
+    instrs = [item for item in program if isinstance(item, bc.Instr)]
+    return program, instrs
+
+
+def decoded_index_to_library(decoded: DecodedCode) -> list[int]:
+    """For each decoded instruction, its position among the library's Instrs (EXTENDED_ARG folds away)."""
+    mapping, position = [], 0
+    for inst in decoded.instructions:
+        mapping.append(position)
+        if inst.opname != "EXTENDED_ARG":
+            position += 1
+    return mapping
+
+
+def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_stack: int,
+                     live: list[str], name: str) -> types.CodeType:
+    """The original code entered at instruction `target` with `n_stack` values on the stack."""
+    program, instrs = library_instructions(code)
+    target_instr = instrs[decoded_index_to_library(decoded)[target]]
+    label = bc.Label()
+    body = []
+    for item in program:
+        if item is target_instr:
+            body.append(label)
+        if isinstance(item, bc.Instr) and item.name in ("MAKE_CELL", "COPY_FREE_VARS"):
+            continue
+        body.append(item)
+    stack_names = [f"___stack{i}" for i in range(n_stack)]
+    prologue = [bc.Instr("RESUME", 0)]
+    prologue += [bc.Instr("LOAD_FAST", n) for n in stack_names]
+    prologue.append(bc.Instr("JUMP_FORWARD", label))
+    resumed = bc.Bytecode(prologue + body)
+    resumed.name = name
+    resumed.qualname = name
+    resumed.filename = program.filename
+    resumed.first_lineno = program.first_lineno
+    resumed.argnames = stack_names + list(live)
+    resumed.argcount = len(resumed.argnames)
+    resumed.flags = program.flags & ~(0x04 | 0x08 | 0x20)
+    return resumed.to_code()
+
+
+def stack_effect(inst) -> int:
+    return dis.stack_effect(inst.opcode, inst.arg if inst.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
