@@ -22,7 +22,8 @@ from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
-from .variables.lists import ListVariable, RangeVariable, TupleVariable
+from .variables.lists import (ListVariable, NamedTupleVariable, RangeVariable, SetVariable, TupleVariable,
+                              tuple_fields)
 from .variables.misc import PythonModuleVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .variables.nn_module import NNModuleVariable
 from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
@@ -57,12 +58,21 @@ def build_from_source(tx, value, source: Source):
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
+    if type(value) in (list, dict):
+        known = tx.output.side_effects.tracked_container(value)
+        if known is not None:  # the same list reached again: its current version, mutations included
+            return known
     if type(value) in (list, tuple):
         guard(source, "TYPE_MATCH", type(value))
         guard(source, "LENGTH_CHECK", len(value))
         items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
-        cls = ListVariable if type(value) is list else TupleVariable
-        return cls(items, source=source)
+        if type(value) is tuple:
+            return TupleVariable(items, source=source)
+        return tx.output.side_effects.track_container(value, ListVariable(items, source=source))
+    if isinstance(value, tuple) and tuple_fields(type(value)):
+        guard(source, "TYPE_MATCH", type(value))
+        items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
+        return NamedTupleVariable(items, tuple_cls=type(value), source=source)
     if type(value) is dict:
         guard(source, "TYPE_MATCH", dict)
         entries = {}
@@ -70,7 +80,7 @@ def build_from_source(tx, value, source: Source):
             if not is_constant_value(key):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
             entries[key] = build_lazy(tx, item, GetItemSource(source, key))
-        return ConstDictVariable(entries, source=source)
+        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source))
     if type(value) is range:
         guard(source, "EQUALS_MATCH", value)
         return RangeVariable(value, source=source)
@@ -99,7 +109,8 @@ def build_from_source(tx, value, source: Source):
     if isinstance(value, type):
         guard(source, "ID_MATCH", value)
         return UserDefinedClassVariable(value, source=source)
-    if callable(value) and trace_rules.classify(value) == "skip":
+    if isinstance(value, (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
+                          types.MethodDescriptorType, types.ClassMethodDescriptorType)):
         raise Unsupported(f"{source.name()} is {value!r}, which the tracer cannot look into")
     guard(source, "TYPE_MATCH", type(value))
     return UserDefinedObjectVariable(value, source=source)
@@ -111,6 +122,10 @@ def build_sourceless(tx, value):
         return ConstantVariable(value)
     if type(value) is tuple:
         return TupleVariable(tuple(build_sourceless(tx, v) for v in value))
+    if isinstance(value, tuple) and tuple_fields(type(value)):
+        return NamedTupleVariable(tuple(build_sourceless(tx, v) for v in value), tuple_cls=type(value))
+    if type(value) in (set, frozenset):
+        return SetVariable(tuple(build_sourceless(tx, v) for v in value))
     if type(value) is list:
         return ListVariable(tuple(build_sourceless(tx, v) for v in value))
     if type(value) is dict:

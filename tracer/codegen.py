@@ -21,7 +21,8 @@ from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.functions import TorchFunctionVariable
-from .variables.lists import BaseListVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable
+from .variables.lists import (BaseListVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
+                              make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
@@ -67,6 +68,13 @@ def _replace_dict(target, items):
 _new_object_fn = NamedCallable("__new_object", _new_object)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
 _replace_dict_fn = NamedCallable("__replace_dict_contents", _replace_dict)
+
+
+def _compilable(var) -> bool:
+    fn_var = var if isinstance(var, UserFunctionVariable) else var.fn
+    if not isinstance(fn_var, UserFunctionVariable):
+        return False
+    return not fn_var.fn.__code__.co_flags & (0x20 | 0x80 | 0x200)  # generators and coroutines run as they are
 
 
 class PyCodegen:
@@ -160,7 +168,8 @@ class PyCodegen:
             self.emit("BUILD_SLICE", 3)
         elif isinstance(var, UserDefinedObjectVariable) and var.is_new():
             self._new_object(var)
-        elif isinstance(var, (UserFunctionVariable, UserMethodVariable)) and for_call and self.wrap_callable:
+        elif isinstance(var, (UserFunctionVariable, UserMethodVariable)) and for_call and self.wrap_callable \
+                and _compilable(var):
             self._wrapped_callable(var)
         elif isinstance(var, UserMethodVariable):
             self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
@@ -191,8 +200,13 @@ class PyCodegen:
 
     def _sequence(self, var: BaseListVariable) -> None:
         cls = var.python_type()
+        if cls is set:
+            for item in var.items:
+                self.reconstruct(item)
+            self.emit("BUILD_SET", len(var.items))
+            return
         if cls not in (list, tuple):
-            self.call(cls, lambda: self._sequence(TupleVariable(var.items)), 1)
+            self.call(make_named_tuple, lambda: (self.load_const(cls), self._sequence(TupleVariable(var.items))), 2)
             return
         for item in var.items:
             self.reconstruct(item)

@@ -13,10 +13,11 @@ import types
 
 from .exc import Unsupported
 from .source import GlobalSource, ModuleSource
-from .symbolic_convert import InstructionTranslator
+from .symbolic_convert import InstructionTranslator, _dispatch_table
 from .variables.base import VariableTracker
+from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
-from .variables.lists import TupleVariable
+from .variables.lists import ListIteratorVariable, TupleVariable
 from .variables.user_functions import CellVariable
 
 MAX_INLINE_DEPTH = 32
@@ -48,6 +49,19 @@ class InliningInstructionTranslator(InstructionTranslator):
         self.steps = 0
         self.global_root = _globals_root(f_globals, self.root.f_globals)
         self.break_at = None
+
+    MAX_YIELDS = 10_000
+
+    def RETURN_GENERATOR(self, inst):
+        self.push(ConstantVariable(None))  # what the generator is first resumed with
+
+    def YIELD_VALUE(self, inst):
+        if self.yielded is None:
+            raise Unsupported("yield outside a generator being consumed")
+        self.yielded.append(self.pop())
+        if len(self.yielded) > self.MAX_YIELDS:
+            raise Unsupported(f"a generator yielded more than {self.MAX_YIELDS} values")
+        self.push(ConstantVariable(None))  # the value sent back in
 
     def global_source(self, name: str):
         from .source import AttrSource
@@ -97,8 +111,9 @@ def bind_arguments(code: types.CodeType, qualname: str, defaults, kwdefaults, ar
 def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> VariableTracker:
     """Trace `fn_var(*args, **kwargs)` inside `tx` and return the tracker of its result."""
     code = fn_var.get_code()
-    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-        raise Unsupported(f"calling the generator or coroutine function {fn_var.qualname}")
+    if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        raise Unsupported(f"calling the coroutine function {fn_var.qualname}")
+    generator = bool(code.co_flags & inspect.CO_GENERATOR)
     if tx.depth + 1 > MAX_INLINE_DEPTH:
         raise Unsupported(f"inlining depth limit ({MAX_INLINE_DEPTH}) reached calling {fn_var.qualname} "
                           "(recursion?)")
@@ -111,6 +126,7 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
             tx.output.side_effects.store_cell(cell.cell_id, contents)
         cells[name] = cell
     child = InliningInstructionTranslator(tx, code, symbolic_locals, fn_var.get_globals(), cells, fn_var)
+    child.yielded = [] if generator else None
     output = tx.output
     output.tx = child
     if tx.hook is not None:
@@ -121,4 +137,9 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
         output.tx = tx
         if tx.hook is not None:
             tx.hook.on_inline_exit(child)
+    if generator:  # consumed whole, as list(), tuple(), for and comprehensions do
+        return ListIteratorVariable(tuple(child.yielded))
     return result
+
+
+InliningInstructionTranslator.dispatch = _dispatch_table(InliningInstructionTranslator)

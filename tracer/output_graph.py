@@ -20,7 +20,7 @@ from .side_effects import SideEffects
 from .source import Source
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
-from .variables.lists import TupleVariable
+from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
 from .variables.tensor import TensorVariable
 
 
@@ -39,7 +39,7 @@ class OutputGraph:
         self.fake_mode = FakeTensorMode()
         self.inputs: dict[str, GraphInput] = {}  # by source name, in placeholder order
         self.input_trackers: dict[str, TensorVariable] = {}
-        self.guards: dict[tuple[str, str], Guard] = {}
+        self.guards: dict[tuple, Guard] = {}
         self._last_placeholder: torch.fx.Node | None = None
         self.on_guard = None  # debugger callbacks, set by the translator when one is attached
         self.on_node = None
@@ -49,7 +49,8 @@ class OutputGraph:
 
     # ---- guards -----------------------------------------------------------------
     def install_guard(self, source: Source | None, kind: str, expected, at="current") -> None:
-        key = (source.name() if source is not None else "", kind)
+        key = (source.name() if source is not None else "", kind,
+               expected[0] if kind == "DICT_CONTAINS" else None)
         if key in self.guards:
             return
         installed_at = self.tx.installed_at() if (at == "current" and self.tx is not None) else None
@@ -118,6 +119,8 @@ class OutputGraph:
                 getitem = self.graph.create_node("call_function", operator.getitem, (node, i), {})
                 getitem.meta["example_value"] = item
                 items.append(TensorVariable(node=getitem, example=item))
+            if tuple_fields(type(example)):
+                return NamedTupleVariable(tuple(items), tuple_cls=type(example))
             return TupleVariable(tuple(items))
         if example is None:
             return ConstantVariable(None)

@@ -20,6 +20,7 @@ class SideEffects:
     attr_owners: dict[int, object] = field(default_factory=dict)  # object id -> object tracker
     containers: dict[int, object] = field(default_factory=dict)  # mutation id -> latest tracker (from outside)
     globals: dict[str, object] = field(default_factory=dict)  # name -> tracker
+    tracked: dict[int, object] = field(default_factory=dict)  # id(real list or dict) -> first tracker
 
     # ---- cells ------------------------------------------------------------------
     def load_cell(self, cell_id: int):
@@ -44,6 +45,22 @@ class SideEffects:
         if tracker.source is not None:
             self.containers[tracker.mutation_id] = tracker
 
+    def is_mutated(self, tracker) -> bool:
+        return getattr(tracker, "mutation_id", None) in self.containers
+
+    def track_container(self, value, tracker):
+        """Remember the tracker of an outside list or dict, so every path to it shares one identity."""
+        self.tracked[id(value)] = (value, tracker)
+        return tracker
+
+    def tracked_container(self, value):
+        """The current version of an outside list or dict already seen in this trace, if any."""
+        known = self.tracked.get(id(value))
+        if known is None or known[0] is not value:
+            return None
+        first = known[1]
+        return self.containers.get(first.mutation_id, first)
+
     def store_global(self, name: str, value) -> None:
         self.globals[name] = value
 
@@ -55,6 +72,7 @@ class SideEffects:
         self.cells = {k: swap(v) for k, v in self.cells.items()}
         self.attrs = {k: {n: swap(v) for n, v in d.items()} for k, d in self.attrs.items()}
         self.globals = {k: swap(v) for k, v in self.globals.items()}
+        self.containers = {k: swap(v) for k, v in self.containers.items()}
 
     def outside_effects(self) -> list[tuple[str, Source | None, object, object]]:
         """(kind, source, key, tracker) for everything that must be replayed after the graph."""

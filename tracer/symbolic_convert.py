@@ -21,7 +21,9 @@ from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
-from .variables.lists import ListIteratorVariable, ListVariable, SliceVariable, TupleVariable
+from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, SliceVariable, TupleVariable,
+                              _unique)
+from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import CellVariable, NestedUserFunctionVariable
@@ -85,7 +87,7 @@ class InstructionTranslator:
     # ---- the loop -----------------------------------------------------------------
     def run(self) -> VariableTracker | None:
         """The tracker of the returned value, or None when stopped at `break_at`."""
-        dispatch = _DISPATCH
+        dispatch = self.dispatch
         while self.return_value is None:
             inst = self.instructions[self.ip]
             self.current = inst
@@ -143,9 +145,12 @@ class InstructionTranslator:
         mutation_id = old.mutation_id
 
         def swap(v):
-            if getattr(v, "mutation_id", None) == mutation_id:
+            real = v.peek() if isinstance(v, LazyVariableTracker) else v
+            if real is None:
+                return v  # never realized: it cannot hold the mutated container
+            if getattr(real, "mutation_id", None) == mutation_id:
                 return new
-            return v.replace_children(swap) if v.children() and not v.is_lazy() else v
+            return real.replace_children(swap) if real.children() else v
 
         for tx in self.inlining_stack():
             tx.stack = [swap(v) for v in tx.stack]
@@ -352,10 +357,18 @@ class InstructionTranslator:
         self.push(ListVariable(tuple(self.popn(inst.arg))))
 
     def BUILD_SET(self, inst):
-        items = self.popn(inst.arg)
-        if not all(i.is_python_constant() for i in items):
-            raise Unsupported("a set of non-constant values")
-        self.push(build_sourceless(self, {i.as_python_constant() for i in items}))
+        self.push(SetVariable(_unique(self.popn(inst.arg))))
+
+    def SET_ADD(self, inst):
+        value = self.pop()
+        target = self.stack[-inst.arg]
+        self.stack[-inst.arg] = SetVariable(_unique(target.items + (value,)), mutation_id=target.mutation_id)
+
+    def SET_UPDATE(self, inst):
+        seq = self.pop().realize()
+        target = self.stack[-inst.arg]
+        self.stack[-inst.arg] = SetVariable(_unique(target.items + tuple(seq.unpack_var_sequence(self))),
+                                            mutation_id=target.mutation_id)
 
     def BUILD_MAP(self, inst):
         flat = self.popn(2 * inst.arg)
@@ -535,15 +548,16 @@ class InstructionTranslator:
         self.push(item)
 
 
-def _dispatch_table() -> dict:
+def _dispatch_table(cls=None) -> dict:
     """opname -> handler, for every opcode of this Python that has one."""
     import dis
     table = {}
     for name in dis.opname:
-        handler = getattr(InstructionTranslator, name, None)
+        handler = getattr(cls or InstructionTranslator, name, None)
         if callable(handler) and name.isupper():
             table[name] = handler
     return table
 
 
 _DISPATCH = _dispatch_table()
+InstructionTranslator.dispatch = _DISPATCH

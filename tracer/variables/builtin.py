@@ -172,6 +172,53 @@ class BuiltinVariable(VariableTracker):
         from ..builder import build_sourceless
         return build_sourceless(tx, obj.python_type())
 
+    def call_super(self, tx, *args):
+        from .misc import SuperVariable
+        if args:
+            cls, obj = args
+            return SuperVariable(cls=cls.as_python_constant(), obj=obj)
+        code = tx.code
+        if "__class__" not in code.co_freevars or not code.co_varnames:
+            raise Unsupported("super() outside a method")
+        cell = tx.cells.get("__class__")
+        cls = tx.output.side_effects.load_cell(cell.cell_id) if cell is not None else None
+        first = code.co_varnames[0]
+        obj = tx.symbolic_locals.get(first)
+        if obj is None and first in tx.cells:
+            obj = tx.output.side_effects.load_cell(tx.cells[first].cell_id)
+        if cls is None or obj is None:
+            raise Unsupported("super() without its class cell or first argument")
+        return SuperVariable(cls=cls.as_python_constant(), obj=obj)
+
+    def call_sorted(self, tx, obj, **kwargs):
+        items = self._sequence(tx, obj)
+        if all(i.is_python_constant() for i in items) and all(v.is_python_constant() for v in kwargs.values()):
+            from ..builder import build_sourceless
+            return build_sourceless(tx, sorted((i.as_python_constant() for i in items),
+                                               **{k: v.as_python_constant() for k, v in kwargs.items()}))
+        return None
+
+    def call_sum(self, tx, obj, start=None):
+        items = [i.realize() for i in self._sequence(tx, obj)]
+        total = start if start is not None else ConstantVariable(0)
+        if all(i.is_python_constant() for i in items) and total.is_python_constant():
+            return ConstantVariable(sum((i.as_python_constant() for i in items), total.as_python_constant()))
+        for item in items:
+            total = apply_operator(tx, operator.add, [total, item])
+        return total
+
+    def _all_any(self, tx, obj, combine):
+        items = [i.realize() for i in self._sequence(tx, obj)]
+        if all(i.is_python_constant() for i in items):
+            return ConstantVariable(combine(i.as_python_constant() for i in items))
+        return None
+
+    def call_all(self, tx, obj):
+        return self._all_any(tx, obj, all)
+
+    def call_any(self, tx, obj):
+        return self._all_any(tx, obj, any)
+
     def call_getattr(self, tx, obj, name, default=None):
         attr = name.as_python_constant()
         if default is None:
@@ -224,6 +271,10 @@ class BuiltinVariable(VariableTracker):
                     entries[_key(key)] = value
         entries.update(kwargs)
         return ConstDictVariable(entries)
+
+    def call_set(self, tx, obj=None):
+        from .lists import SetVariable, _unique
+        return SetVariable(_unique(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_iter(self, tx, obj):
         if isinstance(obj, ListIteratorVariable):

@@ -94,6 +94,7 @@ class ConstDictVariable(VariableTracker):
         mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
+        self._guard_keys(tx)  # as Dynamo: a dict from outside that is mutated has its keys guarded
         entries = dict(self.entries)
         result = ConstantVariable(None)
         if name == "__setitem__":

@@ -91,6 +91,96 @@ class TupleVariable(BaseListVariable):
         return tuple
 
 
+def make_named_tuple(cls: type, values: list):
+    """An instance of a namedtuple class (`cls(*values)`) or a structseq (`cls(values)`)."""
+    return cls._make(values) if hasattr(cls, "_make") else cls(values)
+
+
+def tuple_fields(cls: type) -> tuple:
+    return tuple(getattr(cls, "_fields", None) or getattr(cls, "__match_args__", ()))
+
+
+@dataclass(frozen=True, eq=False)
+class NamedTupleVariable(TupleVariable):
+    """A namedtuple or a torch.return_types structseq: a tuple whose items have names."""
+
+    tuple_cls: type = tuple
+
+    def python_type(self) -> type:
+        return self.tuple_cls
+
+    def as_python_constant(self):
+        return make_named_tuple(self.tuple_cls, [item.as_python_constant() for item in self.items])
+
+    def with_items(self, items, source=None):
+        return TupleVariable(tuple(items), source=source)
+
+    def var_getattr(self, tx, name):
+        fields = tuple_fields(self.tuple_cls)
+        if name in fields:
+            return self.items[fields.index(name)]
+        if name == "_fields":
+            return TupleVariable(tuple(ConstantVariable(f) for f in fields))
+        return super().var_getattr(tx, name)
+
+    def short_repr(self) -> str:
+        return f"{self.tuple_cls.__name__}{super().short_repr()}"
+
+
+@dataclass(frozen=True, eq=False)
+class SetVariable(BaseListVariable):
+    """A set of constants (what tensor code builds sets of: keys, indices, names)."""
+
+    mutation_id: int = field(default_factory=new_mutation_id)
+
+    def python_type(self) -> type:
+        return set
+
+    def as_python_constant(self):
+        return {item.as_python_constant() for item in self.items}
+
+    def with_items(self, items, source=None):
+        return SetVariable(_unique(items), source=source)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name in ("add", "update", "discard", "remove", "clear"):
+            items = list(self.items)
+            if name == "add":
+                items.append(args[0])
+            elif name == "update":
+                items.extend(args[0].realize().unpack_var_sequence(tx))
+            elif name == "clear":
+                items = []
+            else:
+                values = [i.as_python_constant() for i in items]
+                target = args[0].as_python_constant()
+                if target not in values:
+                    if name == "remove":
+                        raise Unsupported(f"KeyError: {target!r} at trace time")
+                    return ConstantVariable(None)
+                del items[values.index(target)]
+            new = replace(self, items=_unique(items))
+            tx.replace_all(self, new)
+            return ConstantVariable(None)
+        if all(a.is_python_constant() for a in args):
+            result = getattr(self.as_python_constant(), name)(*[a.as_python_constant() for a in args])
+            from ..builder import build_sourceless
+            return build_sourceless(tx, result)
+        raise Unsupported(f"set.{name}()")
+
+
+def _unique(items) -> tuple:
+    seen, result = set(), []
+    for item in items:
+        if not item.is_python_constant():
+            raise Unsupported(f"a set holding {item.describe()}")
+        value = item.as_python_constant()
+        if value not in seen:
+            seen.add(value)
+            result.append(item)
+    return tuple(result)
+
+
 @dataclass(frozen=True, eq=False)
 class ListVariable(BaseListVariable):
     """A list; its mutation_id ties together the versions that mutations make."""

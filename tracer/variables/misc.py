@@ -101,8 +101,10 @@ class UserDefinedClassVariable(VariableTracker):
 
     def call_function(self, tx, args, kwargs):
         from .builtin import BuiltinVariable
-        if self.value in BuiltinVariable.CONSTRUCTORS:
+        if self.value in BuiltinVariable.CONSTRUCTORS or self.value in (type, super, object):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
+        if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
+            return _construct_namedtuple(tx, self.value, args, kwargs)
         if self.value is functools.partial:
             from .user_functions import FunctoolsPartialVariable
             return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))
@@ -110,6 +112,24 @@ class UserDefinedClassVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"class {self.value.__qualname__}"
+
+
+def _construct_namedtuple(tx, cls, args, kwargs):
+    from .lists import NamedTupleVariable
+    fields = cls._fields
+    values = dict(zip(fields, args))
+    if len(args) > len(fields):
+        raise Unsupported(f"TypeError: {cls.__name__}() takes {len(fields)} arguments")
+    for name, value in kwargs.items():
+        if name not in fields or name in values:
+            raise Unsupported(f"TypeError: bad keyword {name!r} for {cls.__name__}()")
+        values[name] = value
+    for name, default in cls._field_defaults.items():
+        values.setdefault(name, ConstantVariable(default))
+    missing = [name for name in fields if name not in values]
+    if missing:
+        raise Unsupported(f"TypeError: {cls.__name__}() missing {missing}")
+    return NamedTupleVariable(tuple(values[name] for name in fields), tuple_cls=cls)
 
 
 def construct_user_object(tx, cls_var: UserDefinedClassVariable, args, kwargs):
@@ -223,6 +243,48 @@ class UserDefinedObjectVariable(VariableTracker):
 
 
 _MISSING = object()
+
+
+@dataclass(frozen=True, eq=False)
+class SuperVariable(VariableTracker):
+    """super() inside a method: attribute lookup starts after `cls` in type(obj)'s MRO."""
+
+    cls: type = None
+    obj: VariableTracker = None
+
+    def var_getattr(self, tx, name):
+        from .user_functions import UserFunctionVariable, UserMethodVariable
+        mro = self.obj.python_type().__mro__
+        for klass in mro[mro.index(self.cls) + 1:]:
+            if name in klass.__dict__:
+                attr = klass.__dict__[name]
+                if isinstance(attr, types.FunctionType):
+                    return UserMethodVariable(UserFunctionVariable(attr), self.obj)
+                if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
+                    return UserFunctionVariable(attr.__func__)
+                if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
+                    return UserMethodVariable(UserFunctionVariable(attr.__func__),
+                                              UserDefinedClassVariable(self.obj.python_type()))
+                if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                    return UserFunctionVariable(attr.fget).call_function(tx, [self.obj], {})
+                if attr is object.__init__:
+                    return _NoOpInit()
+                raise Unsupported(f"super().{name} is a {type(attr).__name__}")
+        raise Unsupported(f"super() has no attribute {name!r}")
+
+    def call_method(self, tx, name, args, kwargs):
+        return self.var_getattr(tx, name).call_function(tx, args, kwargs)
+
+    def short_repr(self) -> str:
+        return f"super({self.cls.__qualname__}, {self.obj.short_repr()})"
+
+
+@dataclass(frozen=True, eq=False)
+class _NoOpInit(VariableTracker):
+    """object.__init__ reached through super(): does nothing."""
+
+    def call_function(self, tx, args, kwargs):
+        return ConstantVariable(None)
 
 
 def constant_or_class(value) -> VariableTracker:

@@ -8,7 +8,7 @@ its `forward`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -31,7 +31,12 @@ def _global_hooks() -> list[str]:
 
 @dataclass(frozen=True, eq=False)
 class NNModuleVariable(UserDefinedObjectVariable):
+    # For a container made in the trace (a slice of a Sequential): where its submodules came from.
+    submodule_sources: dict = field(default_factory=dict)
+
     def _slot_source(self, slot: str, key: str):
+        if slot == "_modules" and key in self.submodule_sources:
+            return self.submodule_sources[key]
         if self.source is None:
             return None
         return GetItemSource(AttrSource(self.source, slot), key)
@@ -43,6 +48,9 @@ class NNModuleVariable(UserDefinedObjectVariable):
             return stored
         module = self.value
         instance_dict = module.__dict__
+        if name in self._MEMBER_METHODS and name not in instance_dict:
+            from .misc import GetAttrVariable
+            return GetAttrVariable(self, name)
         if name not in instance_dict:
             for slot in _SLOTS:
                 members = instance_dict.get(slot, {})
@@ -81,6 +89,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return [self._submodule(tx, k) for k in keys]
 
     def call_method(self, tx, name, args, kwargs):
+        if name in self._MEMBER_METHODS and not any(
+                name in klass.__dict__ for klass in type(self.value).__mro__[:-2]
+                if klass.__module__.split(".")[0] != "torch"):
+            slot, named = self._MEMBER_METHODS[name]
+            recurse = kwargs["recurse"].as_python_constant() if "recurse" in kwargs else True
+            return self._members(tx, slot, named, recurse)
         if self._is_container() and name in ("__getitem__", "__len__", "__contains__"):
             keys = list(self.value._modules)
             if name == "__len__":
@@ -91,11 +105,48 @@ class NNModuleVariable(UserDefinedObjectVariable):
             if isinstance(self.value, torch.nn.ModuleDict):
                 return self._submodule(tx, key)
             if isinstance(key, slice):
-                raise Unsupported(f"slicing {type(self.value).__name__}")
+                return self._slice(keys[key])
             if not isinstance(key, int) or not -len(keys) <= key < len(keys):
                 raise Unsupported(f"IndexError: index {key!r} into {type(self.value).__name__}")
             return self._submodule(tx, keys[key])
         return super().call_method(tx, name, args, kwargs)
+
+    _MEMBER_METHODS = {
+        "parameters": ("_parameters", False), "named_parameters": ("_parameters", True),
+        "buffers": ("_buffers", False), "named_buffers": ("_buffers", True),
+        "children": ("_modules", False), "named_children": ("_modules", True),
+    }
+
+    def _members(self, tx, slot: str, named: bool, recurse: bool):
+        """Walk the real module tree, wrapping each member with its full Source chain."""
+        from ..builder import build
+        from .lists import ListIteratorVariable, TupleVariable
+        results, seen = [], set()
+
+        def walk(module, source, prefix):
+            for name, value in module.__dict__.get(slot, {}).items():
+                if value is None or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                member_source = GetItemSource(AttrSource(source, slot), name) if source is not None else None
+                tracker = build(tx, value, member_source)
+                results.append(TupleVariable((ConstantVariable(prefix + name), tracker)) if named else tracker)
+            if recurse and slot != "_modules":
+                for name, child in module._modules.items():
+                    if child is not None:
+                        child_source = GetItemSource(AttrSource(source, "_modules"), name) if source else None
+                        walk(child, child_source, prefix + name + ".")
+
+        walk(self.value, self.source, "")
+        return ListIteratorVariable(tuple(results))
+
+    def _slice(self, keys: list[str]):
+        """seq[a:b]: a new container of the same modules, each keeping its Source."""
+        modules = [self.value._modules[k] for k in keys]
+        sliced = type(self.value)(*modules) if isinstance(self.value, torch.nn.Sequential) \
+            else type(self.value)(modules)
+        sources = {str(i): self._slot_source("_modules", k) for i, k in enumerate(keys)}
+        return NNModuleVariable(sliced, submodule_sources=sources)
 
     def store_attr(self, tx, name, value):
         if isinstance(value.realize(), NNModuleVariable) or any(
