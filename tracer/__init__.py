@@ -7,8 +7,9 @@
     tracer.reset()
 """
 from .eval_frame import CacheEntry, CompiledFunction, CompileEvent, GraphBreak, compile, reset
+from .explain import ExplainOutput, explain
 from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
 from .guards import Guard
 
-__all__ = ["compile", "reset", "CompiledFunction", "CacheEntry", "CompileEvent", "GraphBreak", "Guard",
+__all__ = ["compile", "reset", "explain", "ExplainOutput", "CompiledFunction", "CacheEntry", "CompileEvent", "GraphBreak", "Guard",
            "Unsupported", "UserError", "CacheLimitExceeded", "InternalTracerWarning"]

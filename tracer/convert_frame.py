@@ -141,7 +141,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     decoded, inst = tx.decoded, tx.current
     where = error.location or tx.location()
     record = GraphBreak(error.reason, where, list(error.user_stack or [where]))
-    if owner.code.co_cellvars or owner.code.co_freevars:
+    if owner.code.co_cellvars:
         raise Unsupported(f"graph break ({error.reason}) in a function with closure cells: "
                           "the frame runs eagerly")
     if resume_mod.has_backedge(decoded, inst.index) or any(
@@ -154,25 +154,42 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     _, instrs = resume_mod.library_instructions(owner.code)
     original_instr = instrs[resume_mod.decoded_index_to_library(decoded)[inst.index]]
 
+    # The instruction runs on the top `consumed` slots; the slots below stay as they are and go
+    # straight to the resume function (a NULL there is pushed by the resume function itself:
+    # CPython cannot store or pop a NULL).  Each continuation: (target, stack depth after).
     if inst.opname in _POP_JUMPS:
+        consumed = 1
         continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack) - 1)]
     elif inst.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+        consumed = 1
         continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack))]
     elif inst.opname in resume_mod.JUMP_OPNAMES or inst.opname in ("RETURN_VALUE", "FOR_ITER"):
         raise Unsupported(f"graph break at {inst.opname} ({error.reason}): the frame runs eagerly")
     elif inst.opname == "CALL":  # with its PRECALL, which the trace already passed
+        consumed = inst.arg + 2
         continuations = [(inst.index + 1, len(stack) - inst.arg - 1)]
+    elif inst.opname == "RAISE_VARARGS":
+        consumed, continuations = inst.arg, []  # it raises: nothing to resume
     else:
-        continuations = [(inst.index + 1, len(stack) + resume_mod.stack_effect(inst))]
+        pushes = resume_mod.results_of(inst)
+        if pushes is None:
+            raise Unsupported(f"graph break at {inst.opname} ({error.reason}): Standin cannot resume "
+                              "after this instruction yet, so the frame runs eagerly")
+        consumed = pushes - resume_mod.stack_effect(inst)
+        continuations = [(inst.index + 1, len(stack) - consumed + pushes)]
+        if consumed > len(stack) or any(isinstance(v, NullVariable) for v in stack[len(stack) - consumed:]):
+            raise Unsupported(f"graph break at {inst.opname} next to a pending call ({error.reason}): "
+                              "the frame runs eagerly")
+    untouched = len(stack) - consumed
+    nulls = frozenset(i for i in range(untouched) if isinstance(stack[i], NullVariable))
     resumes = []
     for target, depth in continuations:
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
-        resumes.append((owner.resume_function(decoded, target, depth, live), depth, live))
+        resumes.append((owner.resume_function(decoded, target, depth, live, nulls), depth, live))
 
     call_slot = None
     if inst.opname == "CALL":
-        argc = inst.arg
-        callable_at = len(stack) - argc - 2
+        callable_at = len(stack) - inst.arg - 2
         call_slot = callable_at + 1 if isinstance(stack[callable_at], NullVariable) else callable_at
 
     def emit(cg: PyCodegen):
@@ -185,8 +202,8 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
             cg.reconstruct(locals_[name])
             cg.store(f"___local_{name}")
         cg.apply_side_effects(cg.stage_side_effects())
-        for i, value in enumerate(stack):
-            if isinstance(value, NullVariable):
+        for i in range(untouched, len(stack)):
+            if isinstance(stack[i], NullVariable):
                 cg.emit("PUSH_NULL")
             else:
                 cg.load(f"___stack{i}")
@@ -194,26 +211,30 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
             cg.emit("KW_NAMES", tuple(tx.kw_names))
         if inst.opname == "CALL":
             cg.emit("PRECALL", inst.arg)
-        labels = []
+        jump_label = bc.Label()
         if len(continuations) == 2:
-            label = bc.Label()
-            labels.append(label)
-            cg.instructions.append(bc.Instr(original_instr.name, label))
+            cg.instructions.append(bc.Instr(original_instr.name, jump_label))
         else:
             cg.instructions.append(original_instr.copy())
+        if not continuations:
+            cg.load_const(None)
+            cg.emit("RETURN_VALUE")  # unreachable: the instruction raised
         for n, (fn, depth, live) in enumerate(resumes):
             if n == 1:
-                cg.instructions.append(labels[0])
-            for i in reversed(range(depth)):
+                cg.instructions.append(jump_label)
+            for i in reversed(range(untouched, depth)):
                 cg.store(f"___after{i}")
 
             def args(depth=depth, live=live):
                 for i in range(depth):
-                    cg.load(f"___after{i}")
+                    if i >= untouched:
+                        cg.load(f"___after{i}")
+                    elif i not in nulls:
+                        cg.load(f"___stack{i}")
                 for name in live:
                     cg.load(f"___local_{name}")
 
-            cg.call(fn, args, depth + len(live))
+            cg.call(fn, args, depth - len(nulls) + len(live))
             cg.emit("RETURN_VALUE")
 
     output_nodes = _collect(owner, output, emit)

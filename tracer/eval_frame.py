@@ -101,6 +101,13 @@ class CompiledFunction:
         _live.add(self)
 
     @property
+    def user_function_name(self) -> str:
+        """The user's function this frame belongs to (a resume function's original)."""
+        if self.parent is not None and self.code.co_name.startswith("torch_dynamo_resume_in_"):
+            return self.parent.user_function_name
+        return self.code.co_name
+
+    @property
     def root(self) -> "CompiledFunction":
         return self if self.parent is None else self.parent.root
 
@@ -206,14 +213,15 @@ class CompiledFunction:
                 lines.append(f"{entry.compile_id}: {failure}")
         return "; ".join(lines)
 
-    def resume_function(self, decoded, target: int, depth: int, live: list[str]) -> "CompiledFunction":
+    def resume_function(self, decoded, target: int, depth: int, live: list[str],
+                        nulls: frozenset = frozenset()) -> "CompiledFunction":
         """The compiled resume function entering this frame's code at instruction `target`."""
-        key = (target, depth, tuple(live))
+        key = (target, depth, tuple(live), nulls)
         if key not in self._resumes:
             offset = decoded.instructions[target].offset
-            name = f"torch_dynamo_resume_in_{self.code.co_name}_at_{offset}"
-            code = make_resume_code(self.code, decoded, target, depth, live, name)
-            fn = types.FunctionType(code, self.fn.__globals__, name)
+            name = f"torch_dynamo_resume_in_{self.user_function_name}_at_{offset}"
+            code = make_resume_code(self.code, decoded, target, depth, live, name, nulls)
+            fn = types.FunctionType(code, self.fn.__globals__, name, None, self.fn.__closure__)
             compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
             compiled.hook = self.hook
             self._resumes[key] = compiled

@@ -90,8 +90,11 @@ def decoded_index_to_library(decoded: DecodedCode) -> list[int]:
 
 
 def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_stack: int,
-                     live: list[str], name: str) -> types.CodeType:
-    """The original code entered at instruction `target` with `n_stack` values on the stack."""
+                     live: list[str], name: str, nulls: frozenset = frozenset()) -> types.CodeType:
+    """The original code entered at instruction `target` with `n_stack` values on the stack.
+
+    Stack positions in `nulls` hold the NULL of a pending call: they are pushed, not passed.
+    """
     program, instrs = library_instructions(code)
     target_instr = instrs[decoded_index_to_library(decoded)[target]]
     label = bc.Label()
@@ -102,15 +105,18 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
         if isinstance(item, bc.Instr) and item.name in ("MAKE_CELL", "COPY_FREE_VARS"):
             continue
         body.append(item)
-    stack_names = [f"___stack{i}" for i in range(n_stack)]
-    prologue = [bc.Instr("RESUME", 0)]
-    prologue += [bc.Instr("LOAD_FAST", n) for n in stack_names]
+    stack_names = [f"___stack{i}" for i in range(n_stack) if i not in nulls]
+    prologue = [bc.Instr("COPY_FREE_VARS", len(program.freevars))] if program.freevars else []
+    prologue.append(bc.Instr("RESUME", 0))
+    prologue += [bc.Instr("PUSH_NULL") if i in nulls else bc.Instr("LOAD_FAST", f"___stack{i}")
+                 for i in range(n_stack)]
     prologue.append(bc.Instr("JUMP_FORWARD", label))
     resumed = bc.Bytecode(prologue + body)
     resumed.name = name
     resumed.qualname = name
     resumed.filename = program.filename
     resumed.first_lineno = program.first_lineno
+    resumed.freevars = list(program.freevars)
     resumed.argnames = stack_names + list(live)
     resumed.argcount = len(resumed.argnames)
     resumed.flags = program.flags & ~(0x04 | 0x08 | 0x20)
@@ -119,3 +125,34 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
 
 def stack_effect(inst) -> int:
     return dis.stack_effect(inst.opcode, inst.arg if inst.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
+
+
+# How many values an instruction leaves for the code after it, for the opcodes a graph
+# break can stop at and resume after.  Anything else (with-blocks, comprehension
+# internals, stack shuffles) is not resumable: its frame runs eagerly.
+_NO_RESULT = frozenset({"STORE_ATTR", "DELETE_ATTR", "STORE_GLOBAL", "DELETE_GLOBAL", "STORE_SUBSCR",
+                        "DELETE_SUBSCR", "STORE_NAME", "DELETE_NAME", "POP_TOP", "IMPORT_STAR",
+                        "PRINT_EXPR", "DELETE_FAST", "STORE_FAST"})
+_ONE_RESULT = frozenset({"BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "IS_OP", "CONTAINS_OP",
+                         "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "UNARY_NOT", "GET_ITER",
+                         "LOAD_ATTR", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CONST",
+                         "LOAD_FAST", "BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_MAP",
+                         "BUILD_CONST_KEY_MAP", "BUILD_STRING", "BUILD_SLICE", "FORMAT_VALUE",
+                         "IMPORT_NAME", "CALL_FUNCTION_EX", "MAKE_FUNCTION", "LIST_TO_TUPLE",
+                         "LOAD_ASSERTION_ERROR", "GET_LEN", "LOAD_BUILD_CLASS"})
+
+
+def results_of(inst) -> int | None:
+    if inst.opname in _NO_RESULT:
+        return 0
+    if inst.opname in _ONE_RESULT:
+        if inst.opname == "LOAD_GLOBAL" and inst.arg & 1:
+            return None  # it pushes a NULL too
+        return 1
+    if inst.opname == "UNPACK_SEQUENCE":
+        return inst.arg
+    if inst.opname == "UNPACK_EX":
+        return (inst.arg & 0xFF) + (inst.arg >> 8) + 1
+    if inst.opname == "IMPORT_FROM":
+        return 2  # the module stays below the imported name
+    return None

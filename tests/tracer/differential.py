@@ -47,17 +47,32 @@ Writing a case (see test_diff_*.py)::
 
     test_something = parametrize(CASES)
 
-Cases must compile under Dynamo without graph breaks and without calls to
-user-defined Python functions (comprehensions and lambdas count: in 3.11 they
-are nested functions).
+Cases must compile under Dynamo without graph breaks (one graph per compile).
+
+Program state.  ``@case(..., state=lambda: (LOG, cfg.acc))`` snapshots (deep
+copy; tensors cloned, plain objects by their attributes) whatever the function
+mutates after every call; the three runs must agree on it.  The arguments of
+every call are compared after the call as well (in-place ops on inputs).
+Every run starts from the same initial state: globals are rebound, and global
+lists / dicts / plain objects / nn.Modules (attributes, parameters, buffers),
+user classes' attributes, user functions' defaults and the values of every
+reachable tensor are restored in place before each run and after the last.
+
+Modules.  ``module_case(CASES, "mlp", net, call(T(2, 4)), ...)`` compares
+``torch.compile(net)`` with ``tracer.compile(net)``; ``net`` should also be
+a global of the test file so that mutations (``set_attr("net.flag", 0)``) can
+reach it.  ``same_placeholders=True`` also compares the number of graph inputs.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import copy
 import dis
 import io
 import re
+import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -149,23 +164,51 @@ def T(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
 
 @dataclass
 class Case:
-    fn: Callable
+    fn: Callable  # a Python function or an nn.Module instance
     calls: list[Call]
     compiles: str | None = None  # e.g. "C..C": C = (re)compile on that call, . = cache hit
+    state: Callable[[], Any] | None = None  # snapshot of mutated program state, after each call
+    same_placeholders: bool = False  # also compare the number of graph inputs with Dynamo's
+    case_name: str | None = None
+    globals: dict | None = None  # the globals mutations get (default: fn.__globals__)
 
     @property
     def name(self) -> str:
-        return self.fn.__name__
+        return self.case_name or self.fn.__name__
+
+    @property
+    def is_module(self) -> bool:
+        return isinstance(self.fn, torch.nn.Module)
+
+    @property
+    def g(self) -> dict:
+        return self.globals if self.globals is not None else self.fn.__globals__
+
+    @property
+    def pyfunc(self) -> Callable:
+        """The Python function whose bytecode runs (a module's forward)."""
+        if self.is_module:
+            return type(self.fn).forward
+        return self.fn
 
 
-def case(registry: list, *calls: Call, compiles: str | None = None):
+def case(registry: list, *calls: Call, compiles: str | None = None, state=None,
+         same_placeholders: bool = False):
     """Decorator: register ``fn`` with its calls in ``registry``; returns fn unchanged."""
 
     def deco(fn):
-        registry.append(Case(fn, list(calls), compiles))
+        registry.append(Case(fn, list(calls), compiles, state, same_placeholders))
         return fn
 
     return deco
+
+
+def module_case(registry: list, name: str, module: torch.nn.Module, *calls: Call,
+                compiles: str | None = None, state=None, same_placeholders: bool = False) -> None:
+    """Register an nn.Module instance as the callable under test (its globals for
+    mutations and restoring are the calling test file's)."""
+    g = sys._getframe(1).f_globals
+    registry.append(Case(module, list(calls), compiles, state, same_placeholders, name, g))
 
 
 def parametrize(registry: list):
@@ -196,8 +239,17 @@ def _short(v: Any) -> str:
 
 
 def _copy_arg(v: Any) -> Any:
+    """A fresh copy of a call's argument (the three runs must not share what a
+    call mutates): tensors cloned, containers and plain objects copied deeply;
+    modules, functions and other objects are passed as they are."""
     if isinstance(v, torch.Tensor):
         return v.clone()
+    if _is_plain_object(v) and not isinstance(v, (Case, Call)):
+        new = copy.copy(v)
+        d = vars(new)
+        for k, x in vars(v).items():
+            d[k] = _copy_arg(x)
+        return new
     if isinstance(v, list):
         return [_copy_arg(x) for x in v]
     if isinstance(v, tuple) and type(v) is tuple:
@@ -218,24 +270,69 @@ def _is_plain_object(v: Any) -> bool:
 
 
 class _GlobalsSnapshot:
-    def __init__(self, g: dict):
+    """The initial program state of a case, restorable in place.
+
+    Globals are rebound; lists, dicts, plain objects and nn.Modules reachable from
+    the globals (a few levels deep) get their contents / attributes back; user
+    classes of the test file get their class attributes back, user functions their
+    defaults; every reachable tensor gets its values back (``copy_``), so in-place
+    updates of buffers and global tensors are undone too.  Object identities are
+    kept: guards on ids (modules, objects) see the same objects in every run.
+    """
+
+    MAX_DEPTH = 6
+
+    def __init__(self, g: dict, extra_roots: tuple = ()):
         self.g = g
         self.items = dict(g)
-        self.attrs: dict[int, tuple[Any, dict]] = {}
-        for v in g.values():
-            self._snap_obj(v, depth=0)
-        # global containers a mutation may change in place (not dunders like __builtins__)
-        self.containers = [(v, v.copy()) for k, v in g.items()
-                           if not k.startswith("__") and type(v) in (list, dict)]
+        self.seen: set[int] = set()
+        self.attrs: list[tuple[Any, dict]] = []
+        self.lists: list[tuple[list, list]] = []
+        self.dicts: list[tuple[dict, dict]] = []
+        self.tensors: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self.classes: list[tuple[type, dict]] = []
+        self.functions: list[tuple[types.FunctionType, Any, Any]] = []
+        modname = g.get("__name__")
+        for k, v in g.items():
+            if k.startswith("__"):
+                continue
+            if isinstance(v, type) and v.__module__ == modname:
+                self.classes.append((v, dict(vars(v))))
+            elif isinstance(v, types.FunctionType) and v.__module__ == modname:
+                self.functions.append((v, v.__defaults__, v.__kwdefaults__))
+            else:
+                self._walk(v, 0)
+        for r in extra_roots:
+            self._walk(r, 0)
 
-    def _snap_obj(self, v: Any, depth: int) -> None:
-        """Remember the instance attributes of plain objects, following attributes
-        (cfg.sub.alpha) a few levels deep."""
-        if depth > 3 or not _is_plain_object(v) or id(v) in self.attrs:
+    def _walk(self, v: Any, depth: int) -> None:
+        if depth > self.MAX_DEPTH or id(v) in self.seen:
             return
-        self.attrs[id(v)] = (v, dict(vars(v)))
-        for a in list(vars(v).values()):
-            self._snap_obj(a, depth + 1)
+        if isinstance(v, torch.Tensor):
+            self.seen.add(id(v))
+            self.tensors.append((v, v.detach().clone()))
+            return
+        if type(v) is tuple:
+            for x in v:
+                self._walk(x, depth + 1)
+            return
+        if isinstance(v, (Case, Call)):
+            return
+        if type(v) is list:
+            self.seen.add(id(v))
+            self.lists.append((v, list(v)))
+            for x in v:
+                self._walk(x, depth + 1)
+        elif type(v) in (dict, collections.OrderedDict):
+            self.seen.add(id(v))
+            self.dicts.append((v, dict(v)))
+            for x in list(v.values()):
+                self._walk(x, depth + 1)
+        elif isinstance(v, torch.nn.Module) or _is_plain_object(v):
+            self.seen.add(id(v))
+            self.attrs.append((v, dict(vars(v))))
+            for x in list(vars(v).values()):
+                self._walk(x, depth + 1)
 
     def restore(self) -> None:
         for k in list(self.g):
@@ -244,16 +341,59 @@ class _GlobalsSnapshot:
             if k not in self.items and not k.startswith("_"):
                 del self.g[k]
         self.g.update(self.items)
-        for obj, attrs in self.attrs.values():
+        for obj, attrs in self.attrs:
             d = vars(obj)
             d.clear()
             d.update(attrs)
-        for obj, content in self.containers:
-            if isinstance(obj, list):
-                obj[:] = content
-            else:
-                obj.clear()
-                obj.update(content)
+        for obj, content in self.lists:
+            obj[:] = content
+        for obj, content in self.dicts:
+            obj.clear()
+            obj.update(content)
+        for cls, content in self.classes:
+            for k in list(vars(cls)):
+                if k not in content:
+                    delattr(cls, k)
+            for k, v in content.items():
+                if vars(cls).get(k, _MISSING) is not v:
+                    setattr(cls, k, v)
+        for fn, defaults, kwdefaults in self.functions:
+            fn.__defaults__ = defaults
+            fn.__kwdefaults__ = kwdefaults
+        with torch.no_grad():
+            for t, saved in self.tensors:
+                if t.shape == saved.shape and t.dtype == saved.dtype:
+                    t.copy_(saved)
+
+
+_MISSING = object()
+
+
+@dataclass
+class _ObjSnap:
+    """A frozen plain object (its class and attributes), compared structurally."""
+    cls: type
+    attrs: dict
+
+
+def _freeze(v: Any, depth: int = 0) -> Any:
+    """A deep snapshot of an output / program state: tensors cloned, containers
+    copied, plain objects turned into _ObjSnap."""
+    if depth > 8:
+        return v
+    if isinstance(v, torch.Tensor):
+        return v.detach().clone()
+    if type(v) is list:
+        return [_freeze(x, depth + 1) for x in v]
+    if type(v) is tuple:
+        return tuple(_freeze(x, depth + 1) for x in v)
+    if isinstance(v, tuple) and hasattr(type(v), "_fields"):
+        return type(v)(*(_freeze(x, depth + 1) for x in v))
+    if type(v) in (dict, collections.OrderedDict):
+        return type(v)((k, _freeze(x, depth + 1)) for k, x in v.items())
+    if _is_plain_object(v) and not isinstance(v, (Case, Call)):
+        return _ObjSnap(type(v), {k: _freeze(x, depth + 1) for k, x in vars(v).items()})
+    return v
 
 
 def assert_same(actual: Any, expected: Any, path: str = "out") -> None:
@@ -261,6 +401,14 @@ def assert_same(actual: Any, expected: Any, path: str = "out") -> None:
     if isinstance(expected, torch.Tensor):
         assert isinstance(actual, torch.Tensor), f"{path}: expected Tensor, got {type(actual).__name__}"
         torch.testing.assert_close(actual, expected, msg=lambda m: f"{path}: {m}")
+        return
+    if isinstance(expected, _ObjSnap):
+        assert isinstance(actual, _ObjSnap) and actual.cls is expected.cls, (
+            f"{path}: expected a {expected.cls.__name__} object, got {actual!r}")
+        assert list(actual.attrs) == list(expected.attrs), (
+            f"{path}: attributes {list(actual.attrs)} != {list(expected.attrs)}")
+        for k in expected.attrs:
+            assert_same(actual.attrs[k], expected.attrs[k], f"{path}.{k}")
         return
     assert type(actual) is type(expected), (
         f"{path}: type {type(actual).__name__} != expected {type(expected).__name__} "
@@ -296,9 +444,15 @@ def normalize_target(gm: torch.fx.GraphModule, node: torch.fx.Node) -> str:
     return f"{mod}.{name}"
 
 
+# Calls Dynamo happens to put into graphs that compute nothing (constructing an
+# nn.Module inside the trace logs its API usage): not compared.
+_IGNORED_TARGETS = {"torch._C._log_api_usage_once"}
+
+
 def op_list(gm: torch.fx.GraphModule) -> list[tuple[str, str]]:
-    return [(n.op, normalize_target(gm, n)) for n in gm.graph.nodes
-            if n.op in ("call_function", "call_method", "call_module")]
+    ops = [(n.op, normalize_target(gm, n)) for n in gm.graph.nodes
+           if n.op in ("call_function", "call_method", "call_module")]
+    return [op for op in ops if op[1] not in _IGNORED_TARGETS]
 
 
 class CountingBackend:
@@ -318,6 +472,9 @@ class CallRecord:
     compiled: bool = False
     kinds: list = field(default_factory=list)  # tracer: event kinds; dynamo: derived
     reasons: list = field(default_factory=list)
+    args_after: Any = None  # (args, kwargs) frozen after the call (in-place ops on inputs)
+    state: Any = None  # the case's state() frozen after the call
+    state_error: BaseException | None = None
 
 
 @dataclass
@@ -339,9 +496,17 @@ def _graph_code(gm: torch.fx.GraphModule) -> str:
 # --------------------------------------------------------------------------
 
 
-def _run_sequence(c: Case, invoke: Callable, before=None, after=None) -> RunRecord:
-    g = c.fn.__globals__
-    snap = _GlobalsSnapshot(g)
+def snapshot(c: Case) -> _GlobalsSnapshot:
+    return _GlobalsSnapshot(c.g, (c.fn,) if c.is_module else ())
+
+
+def _run_sequence(c: Case, invoke: Callable, before=None, after=None,
+                  snap: _GlobalsSnapshot | None = None) -> RunRecord:
+    g = c.g
+    if snap is None:
+        snap = snapshot(c)
+    else:
+        snap.restore()
     rec = RunRecord()
     try:
         for cl in c.calls:
@@ -350,20 +515,27 @@ def _run_sequence(c: Case, invoke: Callable, before=None, after=None) -> RunReco
             cr = CallRecord()
             if before:
                 before(cr)
+            args, kwargs = _copy_arg(cl.args), _copy_arg(cl.kwargs)
             try:
-                cr.output = invoke(*_copy_arg(cl.args), **_copy_arg(cl.kwargs))
+                cr.output = _freeze(invoke(*args, **kwargs))
             except Exception as e:  # recorded, reported by the comparison
                 cr.error = e
             if after:
                 after(cr)
+            cr.args_after = _freeze((args, kwargs))
+            if c.state is not None:
+                try:
+                    cr.state = _freeze(c.state())
+                except Exception as e:
+                    cr.state_error = e
             rec.calls.append(cr)
     finally:
         snap.restore()
     return rec
 
 
-def run_eager(c: Case) -> RunRecord:
-    return _run_sequence(c, c.fn)
+def run_eager(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
+    return _run_sequence(c, c.fn, snap=snap)
 
 
 @contextlib.contextmanager
@@ -404,15 +576,32 @@ def _first_failure(reason: str) -> str:
     return first.split("  #")[0].strip()
 
 
-def run_dynamo(c: Case) -> RunRecord:
+def _dynamo_code(c: Case, opt: Any) -> types.CodeType:
+    """The code object Dynamo converts for the case: the function's; a module's
+    forward; for a module whose forward lives in torch (nn.Sequential) Dynamo
+    converts the wrapper ``external_utils.wrap_inline(forward)``."""
+    if not c.is_module:
+        return c.fn.__code__
+    fwd = opt.__dict__.get("forward")
+    for _ in range(5):  # dynamo's _fn -> wrap_inline's inner -> the bound forward
+        if fwd is None:
+            break
+        code = getattr(fwd, "__code__", None)
+        if code is not None and code.co_filename.endswith("external_utils.py"):
+            return code
+        fwd = getattr(fwd, "__wrapped__", None)
+    return type(c.fn).forward.__code__
+
+
+def run_dynamo(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list
     from torch._dynamo.utils import guard_failures
 
     backend = CountingBackend()
     torch._dynamo.reset()
     counters.clear()
-    code = c.fn.__code__
     opt = torch.compile(c.fn, backend=backend, dynamic=False)
+    code = _dynamo_code(c, opt)
     state = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0}
     rec_problems: list[str] = []
     with _watch_convert_frame(code) as seen:
@@ -441,7 +630,7 @@ def run_dynamo(c: Case) -> RunRecord:
                 rec_problems.append(f"{len(cr.graphs)} graphs for {n} compiled frame(s)")
 
         try:
-            rec = _run_sequence(c, opt, before, after)
+            rec = _run_sequence(c, opt, before, after, snap=snap)
         finally:
             breaks = {k: v for k, v in counters["graph_break"].items()}
             torch._dynamo.reset()
@@ -453,7 +642,7 @@ def run_dynamo(c: Case) -> RunRecord:
     return rec
 
 
-def run_tracer(c: Case) -> RunRecord:
+def run_tracer(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
     backend = CountingBackend()
     tracer.reset()
     opt = tracer.compile(c.fn, backend=backend)
@@ -471,7 +660,7 @@ def run_tracer(c: Case) -> RunRecord:
         cr.reasons = [f"{e.kind}: {e.reason}" for e in evs if e.reason]
 
     try:
-        rec = _run_sequence(c, opt, before, after)
+        rec = _run_sequence(c, opt, before, after, snap=snap)
         rec.notes = _describe_entries(opt)
         return rec
     finally:
@@ -498,7 +687,7 @@ def _describe_entries(opt: Any) -> str:
 # comparison
 # --------------------------------------------------------------------------
 
-_NOT_VARS = {"len", "type", "id", "isinstance", "hasattr", "not", "tensor", "L", "G",
+_NOT_VARS = {"len", "type", "id", "dict", "__dict__", "getattr", "list", "tuple", "isinstance", "hasattr", "not", "tensor", "L", "G",
              "___check_type_id", "___check_obj_id", "___dict_contains", "check_tensor",
              "size", "dtype", "mismatch", "expected", "actual", "at", "index", "and", "or",
              "is", "in", "None", "True", "False"}
@@ -511,6 +700,9 @@ def reason_names(dynamo_reason: str) -> list[str]:
     m = re.match(r"tensor '(.*)' (?:size|rank|dtype|stride|device|requires_grad|dispatch)",
                  dynamo_reason)
     text = m.group(1) if m else dynamo_reason
+    rooted = re.search(r"[GL]\['([^']+)'\]", text)  # "KeyError on G['d']['k']" -> d
+    if rooted:
+        return [rooted.group(1)]
     for gm, plain in re.findall(r"[GL]\['([^']+)'\]|\b([A-Za-z_]\w*)\b", text):
         n = gm or plain
         if n and n not in _NOT_VARS and not n.startswith("___"):
@@ -534,6 +726,30 @@ def _output_problem(actual: CallRecord, expected: CallRecord) -> str | None:
     return None
 
 
+def _state_problems(actual: CallRecord, expected: CallRecord, who: str, i: int,
+                    has_state: bool) -> list[str]:
+    out = []
+    try:
+        assert_same(actual.args_after, expected.args_after, "args")
+    except AssertionError as e:
+        out.append(f"call {i}: {who} arguments after the call differ from eager: {e}")
+    if has_state:
+        if expected.state_error is not None:
+            out.append(f"call {i}: eager state() raised {expected.state_error!r}")
+        elif actual.state_error is not None:
+            out.append(f"call {i}: {who} state() raised {actual.state_error!r}")
+        else:
+            try:
+                assert_same(actual.state, expected.state, "state")
+            except AssertionError as e:
+                out.append(f"call {i}: {who} program state after the call differs from eager: {e}")
+    return out
+
+
+def _placeholders(gm: torch.fx.GraphModule) -> list[str]:
+    return [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+
+
 def _format_report(c: Case, title: str, problems: list[str], runs: dict[str, RunRecord]) -> str:
     out = io.StringIO()
     print(f"==== {title}: {c.name} ====", file=out)
@@ -543,7 +759,10 @@ def _format_report(c: Case, title: str, problems: list[str], runs: dict[str, Run
     for i, cl in enumerate(c.calls):
         print(f"  call {i}: {cl.describe()}", file=out)
     print(f"\n---- dis.dis({c.name}) ----", file=out)
-    dis.dis(c.fn, file=out)
+    try:
+        dis.dis(c.pyfunc, file=out)
+    except Exception as e:  # pragma: no cover - diagnostic only
+        print(f"<no bytecode: {e}>", file=out)
     for side, rec in runs.items():
         print(f"\n---- {side} graphs ----", file=out)
         for i, cr in enumerate(rec.calls):
@@ -568,8 +787,9 @@ class Result:
 def check_case(c: Case, include_tracer: bool | None = None) -> Result:
     if include_tracer is None:
         include_tracer = INCLUDE_TRACER
-    eager = run_eager(c)
-    dyn = run_dynamo(c)
+    snap = snapshot(c)  # the one initial state every run starts from
+    eager = run_eager(c, snap)
+    dyn = run_dynamo(c, snap)
 
     # ---- validity of the case itself (eager vs Dynamo) ----
     invalid = list(dyn.problems)
@@ -577,6 +797,7 @@ def check_case(c: Case, include_tracer: bool | None = None) -> Result:
         p = _output_problem(d, e)
         if p:
             invalid.append(f"call {i}: Dynamo {p}")
+        invalid.extend(_state_problems(d, e, "Dynamo", i, c.state is not None))
     if c.compiles is not None:
         got = "".join("C" if d.compiled else "." for d in dyn.calls)
         if got != c.compiles:
@@ -588,12 +809,13 @@ def check_case(c: Case, include_tracer: bool | None = None) -> Result:
     if not include_tracer:
         return Result(eager, dyn, None)
 
-    tr = run_tracer(c)
+    tr = run_tracer(c, snap)
     problems: list[str] = []
     for i, (t, d, e) in enumerate(zip(tr.calls, dyn.calls, eager.calls)):
         p = _output_problem(t, e)
         if p:
             problems.append(f"call {i}: tracer {p}")
+        problems.extend(_state_problems(t, e, "tracer", i, c.state is not None))
         if t.compiled != d.compiled:
             problems.append(f"call {i}: tracer compiled={t.compiled} (events {t.kinds}), "
                             f"Dynamo compiled={d.compiled}")
@@ -610,9 +832,16 @@ def check_case(c: Case, include_tracer: bool | None = None) -> Result:
                 if to != do:
                     problems.append(f"call {i} graph {j}: op list differs\n"
                                     f"      tracer: {to}\n      dynamo: {do}")
+                if c.same_placeholders and len(_placeholders(tg)) != len(_placeholders(dg)):
+                    problems.append(f"call {i} graph {j}: {len(_placeholders(tg))} graph inputs, "
+                                    f"Dynamo {len(_placeholders(dg))}\n"
+                                    f"      tracer: {_placeholders(tg)}\n"
+                                    f"      dynamo: {_placeholders(dg)}")
         if d.reasons and t.compiled:
             # our reason must name (one of) the variable(s) whose guard Dynamo saw fail
             names = [n for r in d.reasons for n in reason_names(r)]
+            if c.is_module and "fn" in names:
+                names.append("self")  # Dynamo's L['fn'] (wrap_inline) is our L['self']
             text = " ".join(t.reasons)
             if names and not any(_names_in(n, text) for n in names):
                 problems.append(f"call {i}: recompile reason {t.reasons} does not name "
