@@ -31,6 +31,10 @@ class Source:
         """Python over `L` and `G` that computes the value; usually the name itself."""
         return self.name()
 
+    def accessor(self, base_expr: str) -> str:
+        """Python that computes this value from its base's value (roots ignore `base_expr`)."""
+        return self.expression()
+
     def get_value(self, f_locals: dict, f_globals: dict):
         """Fetch the value this source names from a frame's locals and globals."""
         return _fetcher(self.expression())(f_locals, f_globals)
@@ -111,9 +115,12 @@ class AttrSource(ChainedSource):
         return f"getattr({self.base.name()}, {self.member!r})"
 
     def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
         if self.member.isidentifier():
-            return f"{self.base.expression()}.{self.member}"
-        return f"getattr({self.base.expression()}, {self.member!r})"
+            return f"{base_expr}.{self.member}"
+        return f"getattr({base_expr}, {self.member!r})"
 
     def reconstruct(self, codegen):
         if self.member.isidentifier():
@@ -131,7 +138,10 @@ class GetItemSource(ChainedSource):
         return f"{self.base.name()}[{self.index!r}]"
 
     def expression(self) -> str:
-        return f"{self.base.expression()}[{self.index!r}]"
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"{base_expr}[{self.index!r}]"
 
     def reconstruct(self, codegen):
         self.base.reconstruct(codegen)
@@ -147,7 +157,10 @@ class TypeSource(ChainedSource):
         return f"type({self.base.name()})"
 
     def expression(self) -> str:
-        return f"type({self.base.expression()})"
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"type({base_expr})"
 
     def reconstruct(self, codegen):
         codegen.call(type, lambda: self.base.reconstruct(codegen), 1)

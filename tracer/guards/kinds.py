@@ -1,19 +1,17 @@
-"""Guards: the premises a compiled entry was built on, and their fast check.
+"""Guard kinds: the premises a compiled entry was built on.
 
 Each guard knows its source, its kind, the expression Dynamo would print for
-it, the value it expects and the instruction that installed it.  A GuardSet
-compiles all guards of an entry into one generated Python function that
-fetches every source once; when that check fails, `first_failure` walks the
-guards in order to say which premise broke and what the value is now.
+it, the value it expects, and where it came from: the instruction that
+installed it and the VariableTracker that was being built.  `check_one` is the
+plain, slow evaluation every other form is measured against.
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import torch
 
-from .source import SOURCE_NAMESPACE, Source
+from ..source import Source
 
 
 @dataclass(frozen=True)
@@ -54,6 +52,7 @@ class Guard:
     kind: str
     expected: object
     installed_at: InstalledAt | None = field(default=None, compare=False)
+    installed_by: str | None = field(default=None, compare=False)  # the tracker being built, e.g. "TensorVariable"
 
     @property
     def source_name(self) -> str:
@@ -154,101 +153,3 @@ def actual_text(guard: Guard, value) -> str:
         changed = [f"{k}={v}" for (k, v), (_, e) in zip(global_state(), guard.expected) if v != e]
         return "changed " + ", ".join(changed)
     return f"got {_short(value)}"
-
-
-class GuardSet:
-    """All guards of one cache entry, compiled into one check function."""
-
-    def __init__(self, guards: list[Guard]):
-        self.guards: tuple[Guard, ...] = tuple(guards)
-        self.check = _compile(self.guards)
-
-    def __len__(self) -> int:
-        return len(self.guards)
-
-    def __iter__(self):
-        return iter(self.guards)
-
-    def first_failure(self, f_locals: dict, f_globals: dict) -> str | None:
-        """Text of the first guard that fails, with the actual value; None if all pass."""
-        for guard in self.guards:
-            try:
-                value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
-            except Exception as error:  # the path itself is gone: that is the failure
-                return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
-            try:
-                ok = check_one(guard, value)
-            except Exception:
-                ok = False
-            if not ok:
-                return f"{guard.expr}, {actual_text(guard, value)}"
-        return None
-
-
-def _compile(guards: tuple[Guard, ...]):
-    """Generate `check(L, G) -> bool`: each source fetched once, leaves specialised."""
-    consts: dict[str, object] = {"torch": torch, "_global_state": global_state}
-    fetched: dict[str, str] = {}
-    lines: list[str] = []
-    counter = itertools.count()
-
-    def const(value) -> str:
-        name = f"_c{next(counter)}"
-        consts[name] = value
-        return name
-
-    def var_for(source: Source) -> str:
-        key = source.name()
-        if key not in fetched:
-            fetched[key] = f"_v{len(fetched)}"
-            lines.append(f"{fetched[key]} = {source.expression()}")
-        return fetched[key]
-
-    for guard in guards:
-        if guard.kind == "GLOBAL_STATE":
-            lines.append(f"if _global_state() != {const(guard.expected)}: return False")
-            continue
-        v = var_for(guard.source)
-        e = guard.expected
-        if guard.kind == "TENSOR_MATCH":
-            test = (
-                f"type({v}) is {const(e.type)} and {v}.dtype == {const(e.dtype)} "
-                f"and {v}.device == {const(e.device)} and {v}.requires_grad is {e.requires_grad} "
-                f"and {v}.size() == {const(e.size)} and {v}.stride() == {const(e.stride)}"
-            )
-        elif guard.kind == "TYPE_MATCH":
-            test = f"type({v}) is {const(e)}"
-        elif guard.kind == "ID_MATCH":
-            test = f"{v} is {const(e)}"
-        elif guard.kind == "EQUALS_MATCH":
-            test = f"type({v}) is {const(type(e))} and {v} == {const(e)}"
-        elif guard.kind == "NONE_MATCH":
-            test = f"{v} is None"
-        elif guard.kind == "TRUE_MATCH":
-            test = f"{v} is True"
-        elif guard.kind == "FALSE_MATCH":
-            test = f"{v} is False"
-        elif guard.kind == "DICT_CONTAINS":
-            test = f"({const(e[0])} in {v}) is {e[1]}"
-        elif guard.kind == "LENGTH_CHECK":
-            test = f"len({v}) == {e}"
-        elif guard.kind == "DICT_KEYS_MATCH":
-            test = f"tuple({v}.keys()) == {const(e)}"
-        else:
-            raise ValueError(f"unknown guard kind {guard.kind}")
-        lines.append(f"if not ({test}): return False")
-    body = "\n        ".join(lines) or "pass"
-    src = (
-        "def check(L, G):\n"
-        "    try:\n"
-        f"        {body}\n"
-        "    except Exception:\n"
-        "        return False\n"
-        "    return True\n"
-    )
-    namespace = dict(consts)
-    namespace.update(SOURCE_NAMESPACE)
-    exec(compile(src, "<guards>", "exec"), namespace)
-    check = namespace["check"]
-    check.source_code = src
-    return check

@@ -1,0 +1,149 @@
+"""The compiled guard set of a cache entry: a tree by shared source prefix, as code.
+
+Guards are grouped by the Source chain they read (`G['cfg']` -> `.scale`,
+`.shift`), so every accessor runs once per check and each leaf is specialised
+to its kind.  The tree is emitted as one generated Python function — the
+fastest form plain Python offers — and that function is what runs on every
+call.  When it fails, `first_failure` walks the guards in order to say which
+premise broke and what the value is now.
+"""
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+from ..source import SOURCE_NAMESPACE
+from .kinds import Guard, actual_text, check_one, global_state
+
+
+class GuardSet:
+    """All guards of one cache entry, compiled into one check function."""
+
+    def __init__(self, guards: list[Guard]):
+        self.guards: tuple[Guard, ...] = tuple(guards)
+        self.check = _compile(self.guards)
+
+    def __len__(self) -> int:
+        return len(self.guards)
+
+    def __iter__(self):
+        return iter(self.guards)
+
+    def first_failure(self, f_locals: dict, f_globals: dict) -> str | None:
+        """Text of the first guard that fails, with the actual value; None if all pass."""
+        for guard in self.guards:
+            try:
+                value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
+            except Exception as error:  # the path itself is gone: that is the failure
+                return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
+            try:
+                ok = check_one(guard, value)
+            except Exception:
+                ok = False
+            if not ok:
+                where = f"  # {guard.installed_at}" if guard.installed_at else ""
+                return f"{guard.expr}, {actual_text(guard, value)}{where}"
+        return None
+
+
+def _leaf_test(guard: Guard, v: str, const) -> str:
+    """The specialised check of one guard on the variable `v` holding its source's value."""
+    e = guard.expected
+    kind = guard.kind
+    if kind == "TENSOR_MATCH":
+        return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} "
+                f"and {v}.device == {const(e.device)} and {v}.requires_grad is {e.requires_grad} "
+                f"and {v}.size() == {const(e.size)} and {v}.stride() == {const(e.stride)}")
+    if kind == "TYPE_MATCH":
+        return f"type({v}) is {const(e)}"
+    if kind == "ID_MATCH":
+        return f"{v} is {const(e)}"
+    if kind == "EQUALS_MATCH":
+        return f"type({v}) is {const(type(e))} and {v} == {const(e)}"
+    if kind == "NONE_MATCH":
+        return f"{v} is None"
+    if kind == "TRUE_MATCH":
+        return f"{v} is True"
+    if kind == "FALSE_MATCH":
+        return f"{v} is False"
+    if kind == "LENGTH_CHECK":
+        return f"len({v}) == {e}"
+    if kind == "DICT_KEYS_MATCH":
+        return f"tuple({v}.keys()) == {const(e)}"
+    if kind == "DICT_CONTAINS":
+        return f"({const(e[0])} in {v}) is {e[1]}"
+    raise ValueError(f"unknown guard kind {kind}")
+
+
+class _Node:
+    """One Source in the tree: its guards and the sources read from it."""
+
+    def __init__(self, source):
+        self.source = source
+        self.guards: list[Guard] = []
+        self.children: dict[str, "_Node"] = {}
+
+
+def build_tree(guards) -> tuple[list[Guard], dict[str, _Node]]:
+    """(global-state guards, roots by name): guards grouped under their Source chain."""
+    state, roots = [], {}
+    for guard in guards:
+        if guard.source is None:
+            state.append(guard)
+            continue
+        chain = guard.source.chain()
+        level, node = roots, None
+        for source in chain:
+            key = source.name()
+            if key not in level:
+                level[key] = _Node(source)
+            node = level[key]
+            level = node.children
+        node.guards.append(guard)
+    return state, roots
+
+
+def _compile(guards: tuple[Guard, ...]):
+    """Generate `check(L, G) -> bool`: each accessor once, leaves specialised, in tree order."""
+    consts: dict[str, object] = {"_global_state": global_state}
+    lines: list[str] = []
+    counter = itertools.count()
+
+    def const(value) -> str:
+        name = f"_c{next(counter)}"
+        consts[name] = value
+        return name
+
+    state, roots = build_tree(guards)
+    for guard in state:
+        lines.append(f"if _global_state() != {const(guard.expected)}: return False")
+
+    variables = itertools.count()
+
+    def emit(node: _Node, base_var: str | None) -> None:
+        var = f"_v{next(variables)}"
+        lines.append(f"{var} = {node.source.accessor(base_var)}")
+        # cheap identity and type checks first, tensor metadata last
+        for guard in sorted(node.guards, key=lambda g: g.kind == "TENSOR_MATCH"):
+            lines.append(f"if not ({_leaf_test(guard, var, const)}): return False")
+        for child in node.children.values():
+            emit(child, var)
+
+    for root in roots.values():
+        emit(root, None)
+    body = "\n        ".join(lines) or "pass"
+    src = (
+        "def check(L, G):\n"
+        "    try:\n"
+        f"        {body}\n"
+        "    except Exception:\n"
+        "        return False\n"
+        "    return True\n"
+    )
+    namespace = dict(consts)
+    namespace.update(SOURCE_NAMESPACE)
+    exec(compile(src, "<guards>", "exec"), namespace)
+    check = namespace["check"]
+    check.source_code = src
+    return check
