@@ -42,7 +42,20 @@ def build_lazy(tx, value, source: Source):
 
 
 def build_from_source(tx, value, source: Source):
-    """VariableBuilder: wrap a value from the outside world and install its guards."""
+    """VariableBuilder: wrap a value from the outside world and install its guards.
+
+    Every guard installed while building is stamped with the kind of tracker it
+    produced: the provenance the Source-chain tree shows.
+    """
+    output = tx.output
+    before = len(output.guards)
+    tracker = _build_from_source(tx, value, source)
+    if len(output.guards) > before:
+        output.stamp_guards(before, tracker.kind())
+    return tracker
+
+
+def _build_from_source(tx, value, source: Source):
     guard = tx.output.install_guard
     if isinstance(value, torch.Tensor):
         if isinstance(value, torch.nn.Parameter) or type(value) is torch.Tensor:

@@ -9,6 +9,7 @@ CompiledFunctions too: the `frames` of the root one.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import itertools
@@ -89,6 +90,7 @@ class CompiledFunction:
         self.cache_entries: list[CacheEntry] = []
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
+        self.calls: collections.deque = collections.deque(maxlen=10_000)  # entry id per call; None: a miss
         self.parent = parent
         self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
         self._resumes: dict = {}
@@ -153,7 +155,9 @@ class CompiledFunction:
         f_globals = self.fn.__globals__
         for entry in reversed(self.cache_entries):
             if entry.guards.check(f_locals, f_globals):
+                self.calls.append(entry.compile_id)
                 return entry.run(self.fn, self._full_args(args), kwargs)
+        self.calls.append(None)
         return self._miss(f_locals, f_globals, args, kwargs)
 
     def __getattr__(self, name):
@@ -213,6 +217,17 @@ class CompiledFunction:
                 lines.append(f"{entry.compile_id}: {failure}")
         return "; ".join(lines)
 
+    def what_if(self, *args, **kwargs):
+        """Which entry would run for this call, or which guards would fail — without calling."""
+        from .guards.whatif import predict
+        return predict(self, args, kwargs)
+
+    def guard_report(self, entry=None) -> str:
+        """The guards of an entry (default: the newest) as TORCH_LOGS=guards prints them."""
+        from .guards.report import report_text
+        entry = entry or self.cache_entries[-1]
+        return report_text(entry)
+
     def resume_function(self, decoded, target: int, depth: int, live: list[str],
                         nulls: frozenset = frozenset()) -> "CompiledFunction":
         """The compiled resume function entering this frame's code at instruction `target`."""
@@ -238,6 +253,7 @@ class CompiledFunction:
         return self._nested[fn.__code__]
 
     def reset(self) -> None:
+        self.calls.clear()
         self.cache_entries.clear()
         self.compile_events.clear()
         self.frames.clear()

@@ -6,6 +6,7 @@ Graph inputs are placeholders named after their Source (`L['x']` -> `L_x_`).
 """
 from __future__ import annotations
 
+import dataclasses
 import operator
 from dataclasses import dataclass
 
@@ -58,6 +59,14 @@ class OutputGraph:
         self.guards[key] = guard
         if self.on_guard is not None:
             self.on_guard(guard)
+
+    def stamp_guards(self, start: int, tracker_kind: str) -> None:
+        """Record which kind of tracker the guards installed since `start` were built for."""
+        keys = list(self.guards)[start:]
+        for key in keys:
+            guard = self.guards[key]
+            if guard.installed_by is None:
+                self.guards[key] = dataclasses.replace(guard, installed_by=tracker_kind)
 
     # ---- inputs -----------------------------------------------------------------
     def add_graph_input(self, tx, source: Source, value: torch.Tensor) -> TensorVariable:

@@ -1,0 +1,203 @@
+"""The guard engine: failure reasons, provenance, reports, what-if and undoable edits."""
+import json
+
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+import tracer
+from tracer.guards import StateEditor, report_json, report_text, source_tree
+
+
+class Config:
+    def __init__(self):
+        self.scale = 2
+        self.flag = True
+
+
+class WithClassAttr:
+    offset = 1.0
+
+
+CFG = Config()
+OBJ = WithClassAttr()
+TABLE = {"a": 1}
+
+
+def helper(t):
+    return t * 2
+
+
+def other_helper(t):
+    return t * 3
+
+
+def reads_everything(x, xs):
+    y = x * CFG.scale + OBJ.offset + len(xs)
+    for k in TABLE:
+        y = y + TABLE[k]
+    return helper(y) if CFG.flag else y
+
+
+@pytest.fixture(autouse=True)
+def _restore():
+    tracer.reset()
+    saved = (CFG.scale, CFG.flag, dict(TABLE), globals()["helper"])
+    yield
+    CFG.scale, CFG.flag = saved[0], saved[1]
+    TABLE.clear()
+    TABLE.update(saved[2])
+    globals()["helper"] = saved[3]
+    OBJ.__dict__.pop("offset", None)
+    tracer.reset()
+
+
+def _reason_after(mutate, x=None, xs=None):
+    opt = tracer.compile(reads_everything)
+    opt(torch.ones(3), [1, 2])
+    args = mutate() or ()
+    x = args[0] if args else torch.ones(3)
+    xs = args[1] if len(args) > 1 else [1, 2]
+    prediction = opt.what_if(x, xs)
+    opt(x, xs)
+    event = opt.compile_events[-1]
+    assert event.kind == "recompile"
+    assert prediction.recompiles and prediction.failures[0][1].split("  #")[0] in event.reason
+    return event.reason
+
+
+@pytest.mark.parametrize("mutate, expected", [
+    (lambda: setattr(CFG, "scale", 5), "G['CFG'].scale == 2, got 5"),
+    (lambda: setattr(OBJ, "offset", 3.0), "not ___dict_contains('offset', G['OBJ'].__dict__)"),
+    (lambda: (torch.ones(3, dtype=torch.float64),), "dtype mismatch: expected torch.float32, actual torch.float64"),
+    (lambda: (torch.ones(4),), "size mismatch: expected (3,), actual (4,)"),
+    (lambda: (torch.ones(3, 2)[:, 0],), "stride mismatch: expected (1,), actual (2,)"),
+    (lambda: (torch.ones(3, requires_grad=True),), "requires_grad mismatch: expected False, actual True"),
+    (lambda: (torch.ones(3), [1, 2, 3]), "len(L['xs']) == 2, got len 3"),
+    (lambda: TABLE.__setitem__("b", 2), "G['TABLE'].keys()"),
+    (lambda: globals().__setitem__("helper", other_helper), "G['helper'].__code__"),
+])
+def test_failure_reason_names_guard_and_values(mutate, expected):
+    assert expected in _reason_after(mutate)
+
+
+def test_grad_mode_change_is_named():
+    opt = tracer.compile(reads_everything)
+    opt(torch.ones(3), [1])
+    with torch.no_grad():
+        opt(torch.ones(3), [1])
+    assert "grad_mode=False" in opt.compile_events[-1].reason
+
+
+def test_reason_includes_the_line_that_installed_the_guard():
+    opt = tracer.compile(reads_everything)
+    opt(torch.ones(3), [1, 2])
+    CFG.scale = 7
+    opt(torch.ones(3), [1, 2])
+    assert "y = x * CFG.scale + OBJ.offset + len(xs)" in opt.compile_events[-1].reason
+
+
+def test_cache_hits_and_the_limit_are_recorded():
+    opt = tracer.compile(reads_everything, cache_size_limit=1)
+    opt(torch.ones(3), [1])
+    opt(torch.ones(3), [1])
+    CFG.scale = 9
+    with pytest.warns(tracer.CacheLimitExceeded):
+        opt(torch.ones(3), [1])
+    assert list(opt.calls) == [None, "0/0", None]  # a miss, a hit, a miss past the limit
+    assert opt.cache_entries[0].hits == 2  # the compiling call runs the new entry too
+    assert opt.compile_events[-1].kind == "cache_limit" and "G['CFG'].scale == 2, got 9" in opt.compile_events[-1].reason
+    assert opt.what_if(torch.ones(3), [1]).cache_limit_reached
+
+
+def test_provenance_links_guards_to_instruction_and_tracker():
+    opt = tracer.compile(reads_everything)
+    opt(torch.ones(3), [1, 2])
+    guard = next(g for g in opt.cache_entries[0].guards if g.source_name == "G['CFG'].scale")
+    at = guard.installed_at
+    assert at.function == "reads_everything" and at.line == reads_everything.__code__.co_firstlineno + 1
+    line = at.source_line
+    assert line[at.col_span[0]:at.col_span[1]] == "CFG.scale"
+    assert guard.installed_by == "ConstantVariable"
+    tensor_guard = next(g for g in opt.cache_entries[0].guards if g.kind == "TENSOR_MATCH")
+    assert tensor_guard.installed_by == "TensorVariable"
+
+
+def test_source_tree_lists_guards_per_node():
+    opt = tracer.compile(reads_everything)
+    opt(torch.ones(3), [1, 2])
+    guards = list(opt.cache_entries[0].guards)
+    tree = {node["source"]: node for node in source_tree(guards)}
+    cfg = tree["G['CFG']"]
+    assert [guards[i].kind for i in cfg["guards"]] == ["TYPE_MATCH"]
+    children = {child["source"]: child for child in cfg["children"]}
+    assert {"G['CFG'].scale", "G['CFG'].flag"} <= set(children)
+
+
+def test_reports_text_and_json():
+    opt = tracer.compile(reads_everything)
+    opt(torch.ones(3), [1, 2])
+    entry = opt.cache_entries[0]
+    text = report_text(entry)
+    assert text.startswith("TREE_GUARD_MANAGER:") and "+- GuardManager: source=G['CFG']" in text
+    assert "EQUALS_MATCH: G['CFG'].scale == 2" in text and "reads_everything" in text
+    doc = json.loads(json.dumps(report_json(entry, "reads_everything")))
+    assert doc["schema"] == "standin.guards/1" and doc["compile_id"] == "0/0"
+    scale = next(g for g in doc["guards"] if g["source"] == "G['CFG'].scale")
+    assert scale == {**scale, "kind": "EQUALS_MATCH", "expression": "G['CFG'].scale == 2", "expected": "2"}
+    assert scale["installed_at"]["line"] == reads_everything.__code__.co_firstlineno + 1
+
+
+def test_state_editor_is_undoable():
+    editor = StateEditor(globals())
+    editor.set_expression("CFG.scale", "CFG.scale + 10")
+    editor.set("TABLE['new']", 5)
+    editor.set("BRAND_NEW", 1)
+    assert CFG.scale == 12 and TABLE["new"] == 5 and BRAND_NEW == 1  # noqa: F821
+    editor.undo_all()
+    assert CFG.scale == 2 and "new" not in TABLE and "BRAND_NEW" not in globals()
+    with pytest.raises(ValueError):
+        editor.set("CFG.scale + 1", 3)
+
+
+MUTATIONS = st.lists(st.one_of(
+    st.tuples(st.just("scale"), st.sampled_from([2, 3, 2.0])),
+    st.tuples(st.just("flag"), st.booleans()),
+    st.tuples(st.just("table"), st.sampled_from(["a", "b"])),
+    st.tuples(st.just("shape"), st.sampled_from([3, 4])),
+    st.tuples(st.just("xs"), st.integers(1, 3)),
+    st.tuples(st.just("unread"), st.integers(0, 5)),
+), min_size=1, max_size=6)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(MUTATIONS)
+def test_what_if_predicts_the_next_call(mutations):
+    tracer.reset()
+    opt = tracer.compile(reads_everything, cache_size_limit=64)
+    shape, xs_len = 3, 2
+    opt(torch.ones(shape), [0] * xs_len)
+    with StateEditor(globals()) as editor:
+        for kind, value in mutations:
+            if kind == "scale":
+                editor.set("CFG.scale", value)
+            elif kind == "flag":
+                editor.set("CFG.flag", value)
+            elif kind == "table":
+                editor.set(f"TABLE[{value!r}]", 1)
+            elif kind == "shape":
+                shape = value
+            elif kind == "xs":
+                xs_len = value
+            else:
+                editor.set("UNREAD", value)
+            x, xs = torch.ones(shape), [0] * xs_len
+            prediction = opt.what_if(x, xs)
+            before = len(opt.cache_entries)
+            opt(x, xs)
+            compiled = len(opt.cache_entries) > before
+            assert compiled == prediction.recompiles
+            if not compiled:
+                assert list(opt.calls)[-1] == prediction.hit
+    TABLE.pop("b", None)
+    globals().pop("UNREAD", None)
