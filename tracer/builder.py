@@ -16,17 +16,23 @@ import torch
 
 from . import trace_rules
 from .exc import Unsupported
-from .source import AttrSource, GetItemSource, Source
+from .source import AttrSource, GetItemSource, IterItemSource, Source, iterator_remaining
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
-from .variables.lists import (ListVariable, NamedTupleVariable, RangeVariable, SetVariable, TupleVariable,
+from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable, TupleVariable,
                               tuple_fields)
-from .variables.misc import PythonModuleVariable, UserDefinedClassVariable, UserDefinedObjectVariable
+from .variables.misc import (PythonModuleVariable, SkippedFunctionVariable, UserDefinedClassVariable,
+                             UserDefinedObjectVariable)
 from .variables.nn_module import NNModuleVariable
 from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
+
+
+_SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
+_C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
+                types.MethodDescriptorType, types.ClassMethodDescriptorType)
 
 
 def build(tx, value, source: Source | None = None):
@@ -97,6 +103,12 @@ def _build_from_source(tx, value, source: Source):
     if type(value) is range:
         guard(source, "EQUALS_MATCH", value)
         return RangeVariable(value, source=source)
+    if type(value) in _SEQUENCE_ITERATORS:
+        guard(source, "TYPE_MATCH", type(value))
+        remaining = iterator_remaining(value)
+        guard(source, "TUPLE_ITERATOR_LEN", len(remaining))
+        items = tuple(build_lazy(tx, item, IterItemSource(source, i)) for i, item in enumerate(remaining))
+        return ListIteratorVariable(items, source=source)
     if isinstance(value, types.ModuleType):
         guard(source, "ID_MATCH", value)
         return PythonModuleVariable(value, source=source)
@@ -122,9 +134,9 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(value, type):
         guard(source, "ID_MATCH", value)
         return UserDefinedClassVariable(value, source=source)
-    if isinstance(value, (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
-                          types.MethodDescriptorType, types.ClassMethodDescriptorType)):
-        raise Unsupported(f"{source.name()} is {value!r}, which the tracer cannot look into")
+    if isinstance(value, _C_CALLABLES):
+        guard(source, "ID_MATCH", value)
+        return SkippedFunctionVariable(value, source=source)
     guard(source, "TYPE_MATCH", type(value))
     return UserDefinedObjectVariable(value, source=source)
 
@@ -164,6 +176,6 @@ def build_sourceless(tx, value):
             return BuiltinVariable(value)
         if rule == "user":
             return UserFunctionVariable(value)
-        if isinstance(value, (types.BuiltinFunctionType, types.MethodWrapperType)):
-            raise Unsupported(f"the C function {value!r}, which the tracer cannot look into")
+        if isinstance(value, _C_CALLABLES):
+            return SkippedFunctionVariable(value)
     return UserDefinedObjectVariable(value)

@@ -21,7 +21,8 @@ from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.functions import TorchFunctionVariable
-from .variables.lists import (BaseListVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
+from .variables.nn_module import NNModuleVariable
+from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
                               make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
@@ -141,10 +142,13 @@ class PyCodegen:
         self.emit("BINARY_SUBSCR")
 
     def reconstruct(self, var: VariableTracker, *, for_call: bool = False) -> None:
-        """Emit code that pushes the value `var` stands for."""
-        if var.is_lazy():
-            var.source.reconstruct(self)
-            return
+        """Emit code that pushes the value `var` stands for.
+
+        `for_call`: the value is about to be called for real at a graph break; a user
+        function is then replaced by its compiled wrapper, so it becomes a frame of its own.
+        """
+        # As Dynamo, a value that crosses into rewritten code is realized first: it is guarded,
+        # and a constant is baked in rather than passed along unguarded.
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
@@ -171,6 +175,12 @@ class PyCodegen:
         elif isinstance(var, (UserFunctionVariable, UserMethodVariable)) and for_call and self.wrap_callable \
                 and _compilable(var):
             self._wrapped_callable(var)
+        elif isinstance(var, NNModuleVariable) and for_call and self.wrap_callable and var.source is not None:
+            forward = self.wrap_callable(type(var.value).forward)
+            self.call(types.MethodType, lambda: (self.load_const(forward), var.source.reconstruct(self)), 2)
+        elif isinstance(var, ListIteratorVariable):
+            self._sequence(TupleVariable(var.items[var.index:]))
+            self.emit("GET_ITER")
         elif isinstance(var, UserMethodVariable):
             self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
         elif isinstance(var, NestedUserFunctionVariable):

@@ -25,7 +25,6 @@ from .guards import GuardSet
 from .output_graph import OutputGraph
 from .source import Source
 from .symbolic_convert import InstructionTranslator
-from .variables.lists import ListIteratorVariable
 from .variables.misc import NullVariable
 
 _POP_JUMPS = frozenset({
@@ -70,9 +69,19 @@ class CacheEntry:
 
 def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEntry:
     """Trace the frame of `owner` (a CompiledFunction) for this call into a cache entry."""
+    grad_mode = torch.is_grad_enabled()
+    try:
+        return _convert(owner, compile_id, f_locals, f_globals)
+    finally:
+        torch._C._set_grad_enabled(grad_mode)  # a trace inside `with no_grad()` switched it
+
+
+def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEntry:
     code = owner.code
     break_at, first_error = None, None
+    grad_mode = torch.is_grad_enabled()
     for _attempt in range(2):
+        torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
         output = OutputGraph()
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at)
         try:
@@ -144,8 +153,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     if owner.code.co_cellvars:
         raise Unsupported(f"graph break ({error.reason}) in a function with closure cells: "
                           "the frame runs eagerly")
-    if resume_mod.has_backedge(decoded, inst.index) or any(
-            isinstance(v, ListIteratorVariable) for v in tx.stack):
+    if resume_mod.has_backedge(decoded, inst.index):
         raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
     if resume_mod.in_exception_block(decoded, inst.index):
         raise Unsupported(f"graph break inside a try or with block ({error.reason}): the frame runs eagerly")
@@ -196,17 +204,17 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         for i, value in enumerate(stack):
             if not isinstance(value, NullVariable):
                 cg.reconstruct(value, for_call=(i == call_slot))
-                cg.store(f"___stack{i}")
+                cg.store(f"___slot{i}")
         live_names = sorted({name for _, _, live in resumes for name in live})
         for name in live_names:
             cg.reconstruct(locals_[name])
-            cg.store(f"___local_{name}")
+            cg.store(f"___live_{name}")
         cg.apply_side_effects(cg.stage_side_effects())
         for i in range(untouched, len(stack)):
             if isinstance(stack[i], NullVariable):
                 cg.emit("PUSH_NULL")
             else:
-                cg.load(f"___stack{i}")
+                cg.load(f"___slot{i}")
         if inst.opname == "CALL" and tx.kw_names:
             cg.emit("KW_NAMES", tuple(tx.kw_names))
         if inst.opname == "CALL":
@@ -230,9 +238,9 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
                     if i >= untouched:
                         cg.load(f"___after{i}")
                     elif i not in nulls:
-                        cg.load(f"___stack{i}")
+                        cg.load(f"___slot{i}")
                 for name in live:
-                    cg.load(f"___local_{name}")
+                    cg.load(f"___live_{name}")
 
             cg.call(fn, args, depth - len(nulls) + len(live))
             cg.emit("RETURN_VALUE")

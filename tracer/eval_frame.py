@@ -233,8 +233,8 @@ class CompiledFunction:
         """The compiled resume function entering this frame's code at instruction `target`."""
         key = (target, depth, tuple(live), nulls)
         if key not in self._resumes:
-            offset = decoded.instructions[target].offset
-            name = f"torch_dynamo_resume_in_{self.user_function_name}_at_{offset}"
+            line = decoded.instructions[target].line
+            name = f"torch_dynamo_resume_in_{self.user_function_name}_at_{line}"
             code = make_resume_code(self.code, decoded, target, depth, live, name, nulls)
             fn = types.FunctionType(code, self.fn.__globals__, name, None, self.fn.__closure__)
             compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)

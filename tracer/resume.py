@@ -60,9 +60,14 @@ def live_locals(decoded: DecodedCode, start: int) -> set[str]:
 
 
 def has_backedge(decoded: DecodedCode, index: int) -> bool:
-    """True when a jump at or after `index` goes back before it: the break is in a loop."""
-    for inst in decoded.instructions[index:]:
-        if inst.opname in JUMP_OPNAMES and inst.target <= index:
+    """True when the code after a break can jump back before it: the break is in a loop.
+
+    As Dynamo: scan forward from the next instruction up to the first return.
+    """
+    for inst in decoded.instructions[index + 1:]:
+        if inst.opname == "RETURN_VALUE":
+            return False
+        if inst.opname in JUMP_OPNAMES and inst.target < index:
             return True
     return False
 

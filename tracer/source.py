@@ -166,7 +166,37 @@ class TypeSource(ChainedSource):
         codegen.call(type, lambda: self.base.reconstruct(codegen), 1)
 
 
-SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_modules": sys.modules}
+@dataclass(frozen=True)
+class IterItemSource(ChainedSource):
+    """The i-th item still ahead of a tuple or list iterator (a loop resumed after a break)."""
+
+    index: int
+
+    def name(self) -> str:
+        return f"___tuple_iterator_getitem({self.base.name()}, {self.index})"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"_iter_item({base_expr}, {self.index})"
+
+    def reconstruct(self, codegen):
+        codegen.call(iterator_item, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)
+
+
+def iterator_remaining(iterator) -> tuple:
+    """What a tuple/list iterator will still yield, without advancing it."""
+    _, (sequence,), position = iterator.__reduce__()
+    return tuple(sequence[position:])
+
+
+def iterator_item(iterator, index: int):
+    return iterator_remaining(iterator)[index]
+
+
+SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_modules": sys.modules, "_iter_item": iterator_item,
+                    "_iter_len": lambda it: len(iterator_remaining(it))}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -20,6 +20,7 @@ from .source import GlobalSource, LocalSource
 from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
+from .variables.ctx_manager import GradModeVariable, WithExitVariable
 from .variables.dicts import ConstDictVariable
 from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, SliceVariable, TupleVariable,
                               _unique)
@@ -261,6 +262,27 @@ class InstructionTranslator:
         if name in builtins_:
             return build_sourceless(self, builtins_[name])
         raise Unsupported(f"NameError: name {name!r} is not defined")
+
+    def BEFORE_WITH(self, inst):
+        ctx = self.pop().realize()
+        if not isinstance(ctx, GradModeVariable):
+            raise Unsupported(f"a with-block on {ctx.describe()}")
+        self.push(WithExitVariable(ctx))
+        self.push(ctx.enter(self))
+
+    def IMPORT_NAME(self, inst):
+        fromlist, level = self.pop().as_python_constant(), self.pop().as_python_constant()
+        if level != 0:
+            raise Unsupported("a relative import inside the traced code")
+        try:
+            module = __import__(inst.argval, self.f_globals, None, fromlist, level)
+        except Exception as error:
+            raise Unsupported(f"import {inst.argval} raised {type(error).__name__}: {error}") from error
+        self.push(build_sourceless(self, module))
+
+    def IMPORT_FROM(self, inst):
+        module = self.stack[-1]
+        self.push(module.var_getattr(self, inst.argval))
 
     def LOAD_ATTR(self, inst):
         obj = self.pop()
@@ -535,7 +557,7 @@ class InstructionTranslator:
         self.push(BuiltinVariable(iter).call_function(self, [self.pop()], {}))
 
     def FOR_ITER(self, inst):
-        it = self.stack[-1]
+        it = self.stack[-1].realize()
         if not isinstance(it, ListIteratorVariable):
             raise Unsupported(f"iterating over {it.describe()}")
         step = it.next_item()

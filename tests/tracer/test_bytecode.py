@@ -84,13 +84,26 @@ def test_every_ordinary_opcode_has_a_handler_named_after_it(opname):
 
 
 def test_opcode_without_handler_is_reported_not_crashed():
+    def uses_match(x, d):
+        match d:
+            case {"k": v}:
+                return x + v
+        return x
+
+    opt = tracer.compile(uses_match, fullgraph=True)
+    with pytest.raises(tracer.Unsupported, match="opcode MATCH_MAPPING is not supported") as info:
+        opt(torch.ones(2), {"k": 1})
+    assert info.value.location.opname == "MATCH_MAPPING"
+    torch.testing.assert_close(tracer.compile(uses_match)(torch.ones(2), {"k": 1}), torch.ones(2) + 1)
+
+
+def test_with_block_on_an_unknown_context_manager_runs_eagerly():
     def uses_with(x):
         with CONTEXT:
             y = x + 1
         return y
 
-    opt = tracer.compile(uses_with, fullgraph=True)
-    with pytest.raises(tracer.Unsupported, match="opcode BEFORE_WITH is not supported") as info:
-        opt(torch.ones(2))
-    assert info.value.location.opname == "BEFORE_WITH"
-    torch.testing.assert_close(tracer.compile(uses_with)(torch.ones(2)), torch.ones(2) + 1)
+    opt = tracer.compile(uses_with)
+    torch.testing.assert_close(opt(torch.ones(2)), torch.ones(2) + 1)
+    reasons = [e.reason for e in opt.compile_events if e.kind == "eager_fallback"]
+    assert "with-block" in reasons[0]

@@ -1,42 +1,66 @@
 """Property test: random straight-line tensor programs, traced vs. eager.
 
-Hypothesis generates a small function
+Hypothesis generates a small function as Python *source text*
 
-    def prog(x, y, n):
+    SCALE = 2.0; OFFSET = 1; CFG = {'k': 0.5}      # module globals
+
+    def prog(x, y, n):                              # x, y float32, n a small int
         v0 = <expr>
-        ...
-        return (vI, vJ)
+        ...                                         # 1-8 statements
+        return (vI, vJ)                             # 1-3 live values
 
-as Python *source text*, valid by construction: the generator tracks, for every
-live name, what it holds (a float/bool tensor of a known shape and layout, a
-Python int/float/bool with its value known, or a tuple of those), and only
-emits expressions that are legal for those operands. Expressions cover
-binary/unary arithmetic on tensors and Python scalars, torch functions
-(sin/cos/tanh/relu/sigmoid/exp-of-clamp/add(alpha=)/where/cat/stack), tensor
-methods (sum/mean(dim=0, keepdim=True)/t/view(-1)/clone/relu/clamp), constants
-read from shapes (a.shape[0], a.shape[-1], a.ndim, len(a.shape)), tuples built
-and indexed, and comparisons giving bool tensors or Python bools. ``n`` is
-always read, so it is always guarded on.
+valid by construction: the generator tracks what every name holds (a float or
+bool tensor of known shape and layout, a Python int/float/bool whose value is
+known both for the original and the changed ``n``, or a tuple / torch.Size /
+list / dict of those) and only emits what is legal for it. Covered:
+
+* arithmetic ``+ - * /`` (and ``// % **`` on ints), unary ``-``, ``abs()``,
+  between tensors (with broadcasting), Python ints/floats and literals;
+* torch functions: sin, cos, tanh, relu, sigmoid, exp(clamp(..)), softmax,
+  add(a, b, alpha=), where(a > b, a, b) / where(mask, a, b), cat / stack
+  (dim 0 and keyword dims), zeros / full / tensor / arange, *_like,
+  torch.nn.functional.relu, builtin sum([a, b]);
+* tensor methods: sum(), sum(dim=), mean(dim=0, keepdim=True), mean(), amax,
+  t() / .T, view(-1) (only where legal), reshape, unsqueeze, clone, relu,
+  pow, neg, abs, exp, float(), indexing ``a[0] a[-1] a[1:] a[:, 0]``;
+* shape constants: a.shape[0], a.shape[-1], a.ndim, len(a.shape), a.dim(),
+  a.numel(), a.size(i), len(a), a.shape / a.size() as torch.Size values;
+* tuples, lists and dicts built, indexed, concatenated, unpacked and
+  returned; comparisons giving bool tensors (``~ & |`` on them) or Python
+  bools (chained comparisons, ``not/and/or``); ``a if cond else b``;
+  max/min/int/float on scalars; augmented assignment;
+* in-place ops on program-owned clones (``v += x``, ``v.add_``, ``v.mul_``),
+  also after aliases (views, containers) of them were taken;
+* module globals read inside the function (``SCALE``, ``OFFSET``, ``CFG['k']``);
+* ``x`` is sometimes a transposed (non-contiguous) view.
+
+``n`` is always computed with, so it is always guarded on.
 
 The source is written to a real file and compiled with that path (so the
-tracer sees real file names and line numbers), then:
+tracer sees real file names and line numbers), then, with a counting backend:
 
-1. ``prog(x, y, n)`` runs eagerly and under ``tracer.compile`` with a counting
-   backend; results must match (tensors: assert_close with equal_nan, exact
-   dtype/shape; ints/floats/bools: exact equality and same type), and the first
-   call must produce exactly one "compile" event, one cache entry, at most one
-   graph, no eager fallback, and as many backend calls as graphs.
-2. a fresh ``x`` of the same shape must hit the cache (no new
-   compile/recompile/eager_fallback/cache_limit event, still one cache entry)
-   and still match eager;
-3. a different ``n`` must recompile (a "recompile" event whose reason names
-   ``L['n']``) and match eager;
-4. the original ``n`` again must be a cache hit.
+1. ``prog(x, y, n)`` eagerly and through ``tracer.compile`` must agree
+   (tensors: assert_close(equal_nan=True) plus exact dtype and shape; Python
+   values: exact type and equality; containers: exact type, recursively), and
+   returned tensors must alias inputs / each other exactly as in eager. The
+   first call makes one cache entry with at most one graph and one backend
+   call per graph; it may fall back to eager only when the frame traced no
+   tensor op at all (as Dynamo skips such frames), which is checked by
+   tracing again with fullgraph=True (must not raise Unsupported, must give
+   no graph).
+2. a fresh ``x`` of the same shape and layout must hit the cache (no new
+   compile/recompile/eager_fallback/cache_limit event) and still agree;
+3. a different ``n`` must recompile (one "recompile" event whose reason
+   names ``L['n']``) and agree (a skipped frame stays skipped);
+4. the first ``n`` again (passed by keyword) must hit the cache;
+5. if the program reads a module global, changing it must recompile with a
+   reason naming it, and agree.
 
-The generator was checked against real TorchDynamo
-(``torch.compile(prog, backend=counter, dynamic=False, fullgraph=True)``):
-every generated program compiles to at most one graph, matches eager, hits
-the cache on a fresh ``x`` and recompiles exactly once when ``n`` changes.
+The generator was validated against real TorchDynamo: for thousands of
+programs (up to 25 statements), ``torch.compile(prog, backend=counter,
+dynamic=False, fullgraph=True)`` compiled each in at most one graph, matched
+eager (values and output aliasing), hit the cache on a fresh ``x``, and
+recompiled exactly once on a changed ``n`` and on a changed global.
 
 On failure the generated source and its bytecode (``dis``) are printed via
 hypothesis ``note()``.
@@ -54,7 +78,6 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 
-import pytest
 import torch
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
@@ -73,6 +96,9 @@ class TensorK:
     # True when .view(-1) is known to be legal (contiguous, or at most one
     # non-size-1 dim). Conservative: False means "don't try".
     viewable: bool = True
+    # True when the tensor is a fresh clone made by the program itself (or an
+    # op/alias of one), so later in-place ops on it never touch the inputs.
+    owned: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,7 +110,19 @@ class ScalarK:
 
 @dataclass(frozen=True)
 class TupleK:
-    elems: tuple  # of (expr_str_for_element_kind_only, kind) -> we keep kinds only
+    """A tuple, torch.Size or list (``ctype``) of elements of known kinds."""
+
+    elems: tuple  # kinds of the elements
+    ctype: str = "tuple"  # "tuple" | "size" | "list"
+
+    @property
+    def size(self):
+        return self.ctype == "size"
+
+
+@dataclass(frozen=True)
+class DictK:
+    items: tuple  # ((key, kind), ...) with str keys, in insertion order
 
 
 def _is_ft(k):
@@ -115,6 +153,7 @@ def _viewable(shape):
     return sum(1 for d in shape if d != 1) <= 1
 
 
+MAX_STATEMENTS = 8
 INT_LITS = [1, 2, 3, -1]
 FLOAT_LITS = [0.5, 2.0, -1.5, 0.25, 3.0]
 
@@ -298,13 +337,22 @@ class _Gen:
         a = self.draw(st.sampled_from(nums))
         ka = self.env[a]
         b, kb = self.scalar_operand()
-        op = self.draw(st.sampled_from(["+", "*", "-", "/"]))
+        op = self.draw(st.sampled_from(["+", "*", "-", "/", "//", "%", "**"]))
         if self.draw(st.booleans()):
             a, ka, b, kb = b, kb, a, ka
-        if op == "/" and 0 in kb.vals:
+        if op in ("/", "//", "%") and 0 in kb.vals:
             op = "+"  # keep the program valid in both worlds (n and changed n)
+        if op == "**":
+            if ka.typ is not int or any(abs(v) > 30 for v in ka.vals):
+                op = "-"
+            else:
+                b, kb = "2", ScalarK(int, (2, 2))
+                if a.startswith("-"):
+                    a = f"({a})"  # -1 ** 2 is -(1 ** 2)
         f = {"+": lambda p, q: p + q, "-": lambda p, q: p - q,
-             "*": lambda p, q: p * q, "/": lambda p, q: p / q}[op]
+             "*": lambda p, q: p * q, "/": lambda p, q: p / q,
+             "//": lambda p, q: p // q, "%": lambda p, q: p % q,
+             "**": lambda p, q: p ** q}[op]
         vals = tuple(f(va, vb) for va, vb in zip(ka.vals, kb.vals))
         typ = type(vals[0])
         assert type(vals[1]) is typ
@@ -360,13 +408,327 @@ class _Gen:
         elems = [self.draw(st.sampled_from(names)) for _ in range(k)]
         return "(" + ", ".join(elems) + ")", TupleK(tuple(self.env[e] for e in elems))
 
+    def e_list_build(self):
+        k = self.draw(st.integers(1, 3))
+        names = list(self.env)
+        elems = [self.draw(st.sampled_from(names)) for _ in range(k)]
+        return "[" + ", ".join(elems) + "]", TupleK(tuple(self.env[e] for e in elems), "list")
+
+    def e_dict_build(self):
+        k = self.draw(st.integers(1, 3))
+        names = list(self.env)
+        elems = [self.draw(st.sampled_from(names)) for _ in range(k)]
+        items = tuple((f"k{j}", self.env[e]) for j, e in enumerate(elems))
+        src = "{" + ", ".join(f"'k{j}': {e}" for j, e in enumerate(elems)) + "}"
+        return src, DictK(items)
+
+    def e_dict_get(self):
+        d = self.pick(lambda k: isinstance(k, DictK))
+        if d is None:
+            return None
+        key, kind = self.draw(st.sampled_from(self.env[d].items))
+        return f"{d}['{key}']", kind
+
     def e_tuple_index(self):
-        t = self.pick(lambda k: isinstance(k, TupleK))
+        t = self.pick(lambda k: isinstance(k, TupleK) and k.elems)
         if t is None:
             return None
         kt = self.env[t]
         i = self.draw(st.integers(-len(kt.elems), len(kt.elems) - 1))
         return f"{t}[{i}]", kt.elems[i]
+
+    def e_scalar_builtin(self):
+        a = self.pick(_is_num)
+        if a is None:
+            return None
+        ka = self.env[a]
+        form = self.draw(st.sampled_from(["minmax", "float", "int"]))
+        if form == "minmax":
+            b = self.pick(lambda k: _is_num(k) and k.typ is ka.typ)
+            fn = self.draw(st.sampled_from(["max", "min"]))
+            f = max if fn == "max" else min
+            return f"{fn}({a}, {b})", ScalarK(ka.typ, tuple(f(p, q) for p, q in zip(ka.vals, self.env[b].vals)))
+        if form == "float":
+            return f"float({a})", ScalarK(float, tuple(float(v) for v in ka.vals))
+        return f"int({a})", ScalarK(int, tuple(int(v) for v in ka.vals))
+
+    def e_tensor_index(self):
+        a = self.pick(lambda k: _is_ft(k) and len(k.shape) >= 1)
+        if a is None:
+            return None
+        ka = self.env[a]
+        forms = ["[0]", "[-1]"]
+        if ka.shape[0] >= 2:
+            forms.append("[1:]")
+        if len(ka.shape) == 2:
+            forms.append("[:, 0]")
+        form = self.draw(st.sampled_from(forms))
+        if form in ("[0]", "[-1]"):
+            shape = ka.shape[1:]
+        elif form == "[1:]":
+            shape = (ka.shape[0] - 1,) + ka.shape[1:]
+        else:
+            shape = ka.shape[:1]
+        return f"{a}{form}", TensorK(shape, "float", ka.viewable or _viewable(shape))
+
+    def e_tensor_more(self):
+        a = self.pick(_is_ft)
+        ka = self.env[a]
+        forms = ["pow", "**", "unsqueeze", "reshape", "mean_all", "ones_like", "zeros_like"]
+        if len(ka.shape) >= 1:
+            forms += ["sum_last", "amax0"]
+        form = self.draw(st.sampled_from(forms))
+        if form == "pow":
+            return f"{a}.pow(2)", ka
+        if form == "**":
+            return f"{a} ** 2", ka
+        if form == "unsqueeze":
+            return f"{a}.unsqueeze(0)", TensorK((1,) + ka.shape, "float", ka.viewable)
+        if form == "reshape":
+            return f"{a}.reshape(-1)", TensorK((math.prod(ka.shape),), "float", True)
+        if form == "mean_all":
+            return f"{a}.mean()", TensorK((), "float", True)
+        if form in ("ones_like", "zeros_like"):
+            return f"torch.{form}({a})", ka
+        if form == "sum_last":
+            shape = ka.shape[:-1]
+            return f"{a}.sum(dim=-1)", TensorK(shape, "float", ka.viewable or _viewable(shape))
+        shape = ka.shape[1:]
+        return f"{a}.amax(dim=0)", TensorK(shape, "float", ka.viewable or _viewable(shape))
+
+    def e_bool_to_float(self):
+        c = self.pick(_is_bt)
+        if c is None:
+            return None
+        kc = self.env[c]
+        return f"{c}.float()", TensorK(kc.shape, "float", kc.viewable)
+
+    def e_tensor_meta(self):
+        a = self.pick(lambda k: isinstance(k, TensorK))
+        ka = self.env[a]
+        nd = len(ka.shape)
+        forms = ["dim", "numel", "shape", "size()", "isinstance"]
+        if nd >= 1:
+            forms += ["len", "size0", "size-1"]
+        form = self.draw(st.sampled_from(forms))
+        if form == "dim":
+            return f"{a}.dim()", ScalarK(int, (nd, nd))
+        if form == "numel":
+            v = math.prod(ka.shape)
+            return f"{a}.numel()", ScalarK(int, (v, v))
+        if form in ("shape", "size()"):
+            elems = tuple(ScalarK(int, (d, d)) for d in ka.shape)
+            return (f"{a}.shape" if form == "shape" else f"{a}.size()"), TupleK(elems, "size")
+        if form == "isinstance":
+            return f"isinstance({a}, torch.Tensor)", ScalarK(bool, (True, True))
+        if form == "len":
+            return f"len({a})", ScalarK(int, (ka.shape[0],) * 2)
+        if form == "size0":
+            return f"{a}.size(0)", ScalarK(int, (ka.shape[0],) * 2)
+        return f"{a}.size(-1)", ScalarK(int, (ka.shape[-1],) * 2)
+
+    def e_tuple_more(self):
+        t = self.pick(lambda k: isinstance(k, (TupleK, DictK)))
+        if t is None:
+            return None
+        kt = self.env[t]
+        if isinstance(kt, DictK):
+            return f"len({t})", ScalarK(int, (len(kt.items),) * 2)
+        if self.draw(st.booleans()):
+            return f"len({t})", ScalarK(int, (len(kt.elems),) * 2)
+        def all_ints(k):
+            return all(isinstance(e, ScalarK) and e.typ is int for e in k.elems)
+
+        # torch.Size + tuple, tuple + torch.Size, Size + Size are all torch.Size,
+        # and only legal when every element is an int.
+        def compatible(k):
+            if (k.ctype == "list") != (kt.ctype == "list"):
+                return False  # list + tuple is a TypeError
+            return not (k.size or kt.size) or (all_ints(k) and all_ints(kt))
+
+        u = self.pick(
+            lambda k: isinstance(k, TupleK) and len(k.elems) + len(kt.elems) <= 6 and compatible(k)
+        )
+        if u is None:
+            return None
+        ku = self.env[u]
+        ctype = "size" if (kt.size or ku.size) else kt.ctype
+        return f"{t} + {u}", TupleK(kt.elems + ku.elems, ctype)
+
+    def e_tensor_methods2(self):
+        a = self.pick(_is_ft)
+        ka = self.env[a]
+        forms = ["add_alpha", "mul", "neg", "abs", "exp", "sigmoid", "F.relu", "sum_kw"]
+        if len(ka.shape) >= 1:
+            forms += ["softmax", "sum0"]
+        if len(ka.shape) == 2:
+            forms.append("T")
+        form = self.draw(st.sampled_from(forms))
+        if form == "add_alpha":
+            b = self.pick(lambda k: _is_ft(k) and _bcast(ka.shape, k.shape) == ka.shape)
+            return f"{a}.add({b}, alpha=2)", TensorK(ka.shape, "float", ka.viewable and self.env[b].viewable and self.env[b].shape == ka.shape or _viewable(ka.shape))
+        if form == "mul":
+            sc, _ = self.scalar_operand()
+            return f"{a}.mul({sc})", ka
+        if form in ("neg", "abs", "exp", "sigmoid"):
+            return f"{a}.{form}()", ka
+        if form == "F.relu":
+            return f"torch.nn.functional.relu({a})", ka
+        if form == "sum_kw":
+            return f"torch.sum({a})", TensorK((), "float", True)
+        if form == "softmax":
+            return f"torch.softmax({a}, dim=-1)", ka
+        if form == "sum0":
+            shape = ka.shape[1:]
+            return f"{a}.sum(dim=0)", TensorK(shape, "float", ka.viewable or _viewable(shape))
+        shape = ka.shape[::-1]
+        return f"{a}.T", TensorK(shape, "float", _viewable(shape))
+
+    def e_cat_stack_kw(self):
+        a = self.pick(lambda k: _is_ft(k) and len(k.shape) >= 1)
+        if a is None:
+            return None
+        ka = self.env[a]
+        if self.draw(st.booleans()):
+            b = self.pick(lambda k: _is_ft(k) and len(k.shape) == len(ka.shape) and k.shape[:-1] == ka.shape[:-1])
+            shape = ka.shape[:-1] + (ka.shape[-1] + self.env[b].shape[-1],)
+            if shape[-1] > 16:
+                return None
+            return f"torch.cat([{a}, {b}], dim=-1)", TensorK(shape, "float", True)
+        b = self.pick(lambda k: _is_ft(k) and k.shape == ka.shape)
+        return f"torch.stack(({a}, {b}), dim=1)", TensorK(ka.shape[:1] + (2,) + ka.shape[1:], "float", True)
+
+    def e_factory(self):
+        a = self.pick(lambda k: isinstance(k, TensorK))
+        ka = self.env[a]
+        form = self.draw(st.sampled_from(["zeros", "full", "tensor", "arange"]))
+        if form == "zeros":
+            return f"torch.zeros({a}.shape)", TensorK(ka.shape, "float", True)
+        if form == "full":
+            v = self.draw(st.sampled_from(FLOAT_LITS))
+            return f"torch.full({a}.shape, {v!r})", TensorK(ka.shape, "float", True)
+        if form == "tensor":
+            v = self.draw(st.sampled_from(FLOAT_LITS))
+            return f"torch.tensor({v!r})", TensorK((), "float", True)
+        k = self.draw(st.integers(1, 4))
+        return f"torch.arange({float(k)!r})", TensorK((k,), "float", True)
+
+    def e_builtin_sum(self):
+        a = self.pick(_is_ft)
+        ka = self.env[a]
+        b = self.pick(lambda k: _is_ft(k) and _bcast(ka.shape, k.shape) is not None)
+        shape = _bcast(ka.shape, self.env[b].shape)
+        return f"sum([{a}, {b}])", TensorK(shape, "float", _viewable(shape) or (ka.viewable and ka.shape == shape == self.env[b].shape and self.env[b].viewable))
+
+    def e_bool_logic(self):
+        bools = self.names(lambda k: isinstance(k, ScalarK) and k.typ is bool)
+        form = self.draw(st.sampled_from(["chain", "not", "andor"]))
+        if form == "chain" or not bools:
+            a = self.pick(_is_num)
+            if a is None:
+                return None
+            lo, hi = sorted(self.draw(st.sampled_from(INT_LITS)) for _ in range(2))
+            vals = tuple(lo < v <= hi for v in self.env[a].vals)
+            return f"{lo} < {a} <= {hi}", ScalarK(bool, vals)
+        a = self.draw(st.sampled_from(bools))
+        va = self.env[a].vals
+        if form == "not":
+            return f"not {a}", ScalarK(bool, tuple(not v for v in va))
+        b = self.draw(st.sampled_from(bools))
+        vb = self.env[b].vals
+        if self.draw(st.booleans()):
+            return f"{a} and {b}", ScalarK(bool, tuple(p and q for p, q in zip(va, vb)))
+        return f"{a} or {b}", ScalarK(bool, tuple(p or q for p, q in zip(va, vb)))
+
+    def e_global(self):
+        g = self.draw(st.sampled_from(["SCALE", "OFFSET", "CFG['k']"]))
+        a = self.pick(_is_ft)
+        if g == "SCALE":
+            return f"{a} * SCALE", self.env[a]
+        if g == "OFFSET":
+            return f"OFFSET - {a}", self.env[a]
+        return f"{a} + CFG['k']", self.env[a]
+
+    # -- multi-line statement families: return (lines, {name: kind}) ---------
+    def s_unpack(self, fresh):
+        t = self.pick(lambda k: isinstance(k, TupleK) and len(k.elems) == 2)
+        p, q = fresh(), fresh()
+        if t is not None and self.draw(st.booleans()):
+            kt = self.env[t]
+            return [f"{p}, {q} = {t}"], {p: kt.elems[0], q: kt.elems[1]}
+        names = list(self.env)
+        a, b = self.draw(st.sampled_from(names)), self.draw(st.sampled_from(names))
+        return [f"{p}, {q} = {b}, {a}"], {p: self.env[b], q: self.env[a]}
+
+    def s_inplace(self, fresh):
+        a = self.pick(_is_ft)
+        ka = self.env[a]
+        v = fresh()
+        form = self.draw(st.sampled_from(["+=", "*=", "-=", "add_", "mul_", "clamp_"]))
+        if form in ("+=", "-=", "add_"):
+            b = self.pick(lambda k: _is_ft(k) and _bcast(ka.shape, k.shape) == ka.shape)
+        if form in ("+=", "-="):
+            second = f"{v} {form} {b}"
+        elif form == "*=":
+            second = f"{v} *= {self.scalar_operand()[0]}"
+        elif form == "add_":
+            second = f"{v}.add_({b}, alpha=2)"
+        elif form == "mul_":
+            second = f"{v}.mul_({self.scalar_operand()[0]})"
+        else:
+            second = f"{v}.clamp_(min=0.0)"
+        return [f"{v} = {a}.clone()", second], {v: TensorK(ka.shape, "float", ka.viewable, owned=True)}
+
+    def s_mutate(self, fresh):
+        """In-place op on an earlier program-owned tensor: aliases (views,
+        tuples, `a if c else b`) must all see the change."""
+        v = self.pick(lambda k: _is_ft(k) and k.owned)
+        if v is None:
+            return None
+        kv = self.env[v]
+        form = self.draw(st.sampled_from(["add_", "mul_", "+=", "sub_"]))
+        if form == "mul_":
+            return [f"{v}.mul_({self.scalar_operand()[0]})"], {}
+        # x / y can never alias a program-owned tensor.
+        inputs = [nm for nm in ("x", "y") if _bcast(kv.shape, self.env[nm].shape) == kv.shape]
+        if not inputs:
+            return [f"{v}.add_(1.0)"], {}
+        b = self.draw(st.sampled_from(inputs))
+        if form == "+=":
+            return [f"{v} += {b}"], {}
+        return [f"{v}.{form}({b})"], {}
+
+    def s_scalar_aug(self, fresh):
+        a = self.pick(_is_num)
+        if a is None:
+            return None
+        ka = self.env[a]
+        v = fresh()
+        b, kb = self.scalar_operand()
+        op = self.draw(st.sampled_from(["+=", "-=", "*="]))
+        f = {"+=": lambda p, q: p + q, "-=": lambda p, q: p - q, "*=": lambda p, q: p * q}[op]
+        vals = tuple(f(p, q) for p, q in zip(ka.vals, kb.vals))
+        return [f"{v} = {a}", f"{v} {op} {b}"], {v: ScalarK(type(vals[0]), vals)}
+
+    def e_ifexp(self):
+        conds = self.names(lambda k: isinstance(k, ScalarK) and k.typ is bool)
+        if conds and self.draw(st.booleans()):
+            cond = self.draw(st.sampled_from(conds))
+            cvals = self.env[cond].vals
+        else:
+            lit = self.draw(st.sampled_from([1, 2, 3]))
+            cond = f"n > {lit}"
+            cvals = tuple(v > lit for v in self.env["n"].vals)
+        a = self.draw(st.sampled_from([nm for nm, k in self.env.items() if isinstance(k, (TensorK, ScalarK))]))
+        ka = self.env[a]
+        if isinstance(ka, TensorK):
+            b = self.pick(lambda k: k == ka)
+            kind = ka
+        else:
+            b = self.pick(lambda k: isinstance(k, ScalarK) and k.typ is ka.typ)
+            kb = self.env[b]
+            kind = ScalarK(ka.typ, tuple(p if c else q for c, p, q in zip(cvals, ka.vals, kb.vals)))
+        return f"{a} if {cond} else {b}", kind
 
     FAMILIES = [
         "e_tensor_binop",
@@ -386,14 +748,43 @@ class _Gen:
         "e_scalar_unary",
         "e_bool_ops",
         "e_mask_mul",
+        "e_scalar_builtin",
+        "e_tensor_index",
+        "e_tensor_more",
+        "e_bool_to_float",
+        "e_tensor_meta",
+        "e_tuple_more",
+        "e_ifexp",
+        "e_list_build",
+        "e_dict_build",
+        "e_dict_get",
+        "e_tensor_methods2",
+        "e_cat_stack_kw",
+        "e_factory",
+        "e_builtin_sum",
+        "e_bool_logic",
+        "e_global",
+        "s_unpack",
+        "s_inplace",
+        "s_scalar_aug",
+        "s_mutate",
     ]
+    # Families that only move values around (no operation looks at them).
+    PACKING = {"e_tuple_build", "e_list_build", "e_dict_build", "s_unpack"}
 
-    def expr(self):
+    def stmt(self, fresh):
+        """One generated statement: (family, source lines, {new name: kind})."""
         while True:
             fam = self.draw(st.sampled_from(self.FAMILIES))
+            if fam.startswith("s_"):
+                out = getattr(self, fam)(fresh)
+                if out is not None:
+                    return fam, out[0], out[1]
+                continue
             out = getattr(self, fam)()
             if out is not None:
-                return fam, out
+                name = fresh()
+                return fam, [f"{name} = {out[0]}"], {name: out[1]}
 
 
 def _uses_name(lines, name):
@@ -425,6 +816,13 @@ class Case:
     n0: int
     n1: int
     seed: int
+    x_transposed: bool = False  # x is a (non-contiguous) transposed view
+
+
+def make_x(case, g):
+    if case.x_transposed:
+        return torch.randn(case.x_shape[::-1], generator=g).t()
+    return torch.randn(case.x_shape, generator=g)
 
 
 @st.composite
@@ -432,44 +830,58 @@ def programs(draw):
     xs, ys = draw(shapes_xy())
     n0 = draw(st.integers(1, 3))
     n1 = draw(st.integers(0, 4).filter(lambda v: v != n0))
+    x_transposed = len(xs) == 2 and draw(st.booleans())
     env = {
-        "x": TensorK(xs, "float", True),
+        "x": TensorK(xs, "float", not x_transposed or _viewable(xs)),
         "y": TensorK(ys, "float", True),
         "n": ScalarK(int, (n0, n1)),
     }
+    scale = draw(st.sampled_from(FLOAT_LITS))
+    offset = draw(st.sampled_from(INT_LITS))
+    cfg_k = draw(st.sampled_from(FLOAT_LITS))
     gen = _Gen(draw, env)
-    nstmts = draw(st.integers(1, 8))
+    defined = []
+
+    def fresh():
+        defined.append(f"v{len(defined)}")
+        return defined[-1]
+
+    nstmts = draw(st.integers(1, MAX_STATEMENTS))
     lines = []
-    computed = []  # lines that compute with their operands (not mere tuple packing)
-    for i in range(nstmts):
-        fam, (src, kind) = gen.expr()
-        lines.append(f"v{i} = {src}")
-        if fam != "e_tuple_build":
-            computed.append(lines[-1])
-        env[f"v{i}"] = kind
+    computed = []  # lines that compute with their operands (not mere packing)
+    for _ in range(nstmts):
+        fam, new_lines, new_vars = gen.stmt(fresh)
+        lines += new_lines
+        if fam == "e_ifexp":
+            # `a if cond else b` looks only at cond; a and b are merely moved.
+            computed.append(new_lines[0].split(" if ", 1)[1].split(" else ", 1)[0])
+        elif fam not in gen.PACKING:
+            computed += new_lines
+        env.update(new_vars)
     if not _uses_name(computed, "n"):
         # Always compute with n so it is guarded on (changing it must recompile).
         # Merely packing n into a tuple does not count: Dynamo does not guard
         # on a value it never looks at.
-        i = nstmts
         t = draw(st.sampled_from([nm for nm, k in env.items() if _is_ft(k)]))
         form = draw(st.sampled_from(["{t} * n", "n + 1", "{t} + n"]))
-        lines.append(f"v{i} = " + form.format(t=t))
-        env[f"v{i}"] = ScalarK(int, (n0 + 1, n1 + 1)) if form == "n + 1" else env[t]
-        nstmts += 1
-    defined = [f"v{i}" for i in range(nstmts)]
+        v = fresh()
+        lines.append(f"{v} = " + form.format(t=t))
+        env[v] = ScalarK(int, (n0 + 1, n1 + 1)) if form == "n + 1" else env[t]
     k = draw(st.integers(1, min(3, len(defined))))
     # Bias toward the most recent values, but allow any live value.
     rets = draw(st.lists(st.sampled_from(defined[::-1]), min_size=k, max_size=k))
     body = "\n".join("    " + ln for ln in lines)
     source = (
-        "import torch\n\n\n"
+        "import torch\n\n"
+        f"SCALE = {scale!r}\n"
+        f"OFFSET = {offset!r}\n"
+        f"CFG = {{'k': {cfg_k!r}}}\n\n\n"
         "def prog(x, y, n):\n"
         f"{body}\n"
         f"    return ({', '.join(rets)},)\n"
     )
     seed = draw(st.integers(0, 2**16))
-    return Case(source, xs, ys, n0, n1, seed)
+    return Case(source, xs, ys, n0, n1, seed, x_transposed)
 
 
 # ---------------------------------------------------------------------------
@@ -513,14 +925,43 @@ def assert_same(actual, expected, path="out"):
         assert actual.dtype == expected.dtype, f"{path}: dtype {actual.dtype} != {expected.dtype}"
         assert actual.shape == expected.shape, f"{path}: shape {tuple(actual.shape)} != {tuple(expected.shape)}"
         torch.testing.assert_close(actual, expected, equal_nan=True, msg=lambda m: f"{path}: {m}")
-    elif isinstance(expected, tuple):
-        assert isinstance(actual, tuple), f"{path}: expected tuple, got {type(actual).__name__}"
+    elif isinstance(expected, dict):
+        assert type(actual) is type(expected), f"{path}: type {type(actual).__name__} != {type(expected).__name__}"
+        assert list(actual) == list(expected), f"{path}: keys {list(actual)} != {list(expected)}"
+        for key in expected:
+            assert_same(actual[key], expected[key], f"{path}[{key!r}]")
+    elif isinstance(expected, (tuple, list)):
+        assert type(actual) is type(expected), f"{path}: type {type(actual).__name__} != {type(expected).__name__}"
         assert len(actual) == len(expected), f"{path}: len {len(actual)} != {len(expected)}"
         for i, (a, e) in enumerate(zip(actual, expected)):
             assert_same(a, e, f"{path}[{i}]")
     else:
         assert type(actual) is type(expected), f"{path}: type {type(actual).__name__} != {type(expected).__name__}"
         assert actual == expected, f"{path}: {actual!r} != {expected!r}"
+
+
+def _leaves(out):
+    if isinstance(out, dict):
+        return [leaf for v in out.values() for leaf in _leaves(v)]
+    if isinstance(out, (tuple, list)):
+        return [leaf for v in out for leaf in _leaves(v)]
+    return [out]
+
+
+def alias_signature(out, *inputs):
+    """For each tensor in the output: which input it *is*, or which earlier output it *is*."""
+    leaves = [leaf for leaf in _leaves(out) if isinstance(leaf, torch.Tensor)]
+    sig = []
+    for i, leaf in enumerate(leaves):
+        same_input = [k for k, t in enumerate(inputs) if t is leaf]
+        same_out = [j for j in range(i) if leaves[j] is leaf]
+        sig.append(("input", same_input[0]) if same_input else ("out", same_out[0]) if same_out else "new")
+    return sig
+
+
+def assert_same_aliasing(actual, expected, *inputs):
+    got, want = alias_signature(actual, *inputs), alias_signature(expected, *inputs)
+    assert got == want, f"output identity differs from eager: traced {got}, eager {want}"
 
 
 def _kinds(events):
@@ -531,12 +972,38 @@ def _kinds(events):
 _MISS_KINDS = {"compile", "recompile", "eager_fallback", "cache_limit"}
 
 
+def _global_to_mutate(prog):
+    """(guard source name, mutator) for one module global the program computes with, or None."""
+    names = set(prog.__code__.co_names)
+    if "SCALE" in names:
+        return "G['SCALE']", lambda g: g.__setitem__("SCALE", g["SCALE"] + 1.0)
+    if "CFG" in names:
+        return "G['CFG']", lambda g: g["CFG"].__setitem__("k", g["CFG"]["k"] + 1.0)
+    if "OFFSET" in names:
+        return "G['OFFSET']", lambda g: g.__setitem__("OFFSET", g["OFFSET"] + 1)
+    return None
+
+
+def check_skip_is_op_free(prog, args, reason):
+    """A skipped frame must be one that traces fine, to an empty graph, with fullgraph=True."""
+    tracer.reset()
+    try:
+        strict = tracer.compile(prog, backend=CountingBackend(), fullgraph=True)
+        assert_same(strict(*args), prog(*args), "out(fullgraph=True)")
+        graphs = [g for e in strict.cache_entries for g in e.graphs]
+    except tracer.Unsupported as exc:
+        raise AssertionError(f"eager fallback: {reason}") from exc
+    finally:
+        tracer.reset()
+    assert not graphs, f"frame skipped as op-free, but fullgraph=True traced a graph (fallback reason: {reason})"
+
+
 def check_case(case, prog):
     """Run prog eagerly and traced (4 calls), asserting results and cache events."""
     g = torch.Generator().manual_seed(case.seed)
-    x = torch.randn(case.x_shape, generator=g)
+    x = make_x(case, g)
     y = torch.randn(case.y_shape, generator=g)
-    x2 = torch.randn(case.x_shape, generator=g)
+    x2 = make_x(case, g)
 
     tracer.reset()
     backend = CountingBackend()
@@ -546,43 +1013,73 @@ def check_case(case, prog):
         expected = prog(x, y, case.n0)
         actual = opt(x, y, case.n0)
         assert_same(actual, expected)
+        assert_same_aliasing(actual, expected, x, y)
         kinds = _kinds(opt.compile_events)
-        assert kinds == ["compile"], f"first call events: {kinds}"
-        assert len(opt.cache_entries) == 1
+        assert len(opt.cache_entries) == 1, f"first call: {len(opt.cache_entries)} cache entries"
         entry = opt.cache_entries[0]
-        assert entry.eager_reason is None, f"eager fallback: {entry.eager_reason}"
         assert len(entry.graphs) <= 1, f"straight-line program split into {len(entry.graphs)} graphs"
         assert len(backend.graphs) == len(entry.graphs), (
             f"backend called {len(backend.graphs)}x for {len(entry.graphs)} graphs"
         )
+        # Like Dynamo, a frame that traced no tensor op may be skipped for good
+        # (an eager entry). Any other eager fallback is a failure: every
+        # generated program is one graph under Dynamo. Tell the two apart by
+        # tracing again with fullgraph=True, which raises on a real Unsupported.
+        skipped = not entry.graphs and entry.eager_reason is not None
+        if skipped:
+            assert kinds == ["compile", "eager_fallback"], f"first call events: {kinds}"
+        else:
+            assert entry.eager_reason is None, f"eager fallback: {entry.eager_reason}"
+            assert kinds == ["compile"], f"first call events: {kinds}"
 
         # 2. fresh x of the same shape: cache hit, still matches eager.
         seen = len(opt.compile_events)
         actual = opt(x2, y, case.n0)
-        assert_same(actual, prog(x2, y, case.n0))
+        expected = prog(x2, y, case.n0)
+        assert_same(actual, expected)
+        assert_same_aliasing(actual, expected, x2, y)
         new = _kinds(opt.compile_events[seen:])
         assert not _MISS_KINDS & set(new), f"fresh x (same shape) should hit the cache; events: {new}"
         assert len(opt.cache_entries) == 1
 
-        # 3. n changed: recompile naming L['n'], matches eager.
+        # 3. n changed: recompile naming L['n'] (a skipped frame stays skipped), matches eager.
         seen = len(opt.compile_events)
         actual = opt(x, y, case.n1)
         assert_same(actual, prog(x, y, case.n1))
         new_events = opt.compile_events[seen:]
         new = _kinds(new_events)
+        if skipped:
+            assert not _MISS_KINDS & set(new), f"skipped frame recompiled on n change: {new}"
+            # Checked last: it resets the tracer.
+            check_skip_is_op_free(prog, (x, y, case.n0), entry.eager_reason)
+            return
         assert new == ["recompile"], f"n changed {case.n0}->{case.n1}: events {new}"
         reason = new_events[0].reason or ""
         assert "L['n']" in reason, f"recompile reason does not name L['n']: {reason!r}"
         assert len(opt.cache_entries) == 2
         assert len(backend.graphs) == sum(len(e.graphs) for e in opt.cache_entries)
 
-        # 4. original n again: served from the first entry.
+        # 4. original n again (passed by keyword this time): served from the first entry.
         seen = len(opt.compile_events)
-        actual = opt(x2, y, case.n0)
-        assert_same(actual, prog(x2, y, case.n0))
+        actual = opt(x2, y, n=case.n0)
+        assert_same(actual, prog(x2, y, n=case.n0))
         new = _kinds(opt.compile_events[seen:])
         assert not _MISS_KINDS & set(new), f"back to n={case.n0} should hit the cache; events: {new}"
         assert len(opt.cache_entries) == 2
+
+        # 5. a global the program reads changes: recompile naming it, matches eager.
+        target = _global_to_mutate(prog)
+        if target is not None:
+            source_name, mutate = target
+            mutate(prog.__globals__)
+            seen = len(opt.compile_events)
+            actual = opt(x2, y, case.n0)
+            assert_same(actual, prog(x2, y, case.n0))
+            new_events = opt.compile_events[seen:]
+            new = _kinds(new_events)
+            assert new == ["recompile"], f"{source_name} changed: events {new}"
+            reason = new_events[0].reason or ""
+            assert source_name in reason, f"recompile reason does not name {source_name}: {reason!r}"
     finally:
         tracer.reset()
 
@@ -596,7 +1093,10 @@ def check_case(case, prog):
 )
 @given(case=programs())
 def test_traced_program_matches_eager(case):
-    note(f"x.shape={case.x_shape} y.shape={case.y_shape} n={case.n0} (then n={case.n1})")
+    note(
+        f"x.shape={case.x_shape}{' (transposed view)' if case.x_transposed else ''} "
+        f"y.shape={case.y_shape} n={case.n0} (then n={case.n1})"
+    )
     note("source:\n" + case.source)
     prog = load_prog(case.source)
     note("dis:\n" + dis_text(prog))

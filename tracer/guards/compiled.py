@@ -69,6 +69,8 @@ def _leaf_test(guard: Guard, v: str, const) -> str:
         return f"{v} is False"
     if kind == "LENGTH_CHECK":
         return f"len({v}) == {e}"
+    if kind == "TUPLE_ITERATOR_LEN":
+        return f"_iter_len({v}) == {e}"
     if kind == "DICT_KEYS_MATCH":
         return f"tuple({v}.keys()) == {const(e)}"
     if kind == "DICT_CONTAINS":

@@ -83,6 +83,8 @@ class Guard:
             return f"{'' if present else 'not '}___dict_contains({key!r}, {name})"
         if self.kind == "LENGTH_CHECK":
             return f"len({name}) == {self.expected}"
+        if self.kind == "TUPLE_ITERATOR_LEN":
+            return f"___tuple_iterator_len({name}) == {self.expected}"
         if self.kind == "DICT_KEYS_MATCH":
             return f"list({name}.keys()) == {list(self.expected)!r}"
         if self.kind == "GLOBAL_STATE":
@@ -129,6 +131,9 @@ def check_one(guard: Guard, value) -> bool:
         return (key in value) == present
     if kind == "LENGTH_CHECK":
         return len(value) == expected
+    if kind == "TUPLE_ITERATOR_LEN":
+        from ..source import iterator_remaining
+        return len(iterator_remaining(value)) == expected
     if kind == "DICT_KEYS_MATCH":
         return isinstance(value, dict) and tuple(value.keys()) == expected
     if kind == "GLOBAL_STATE":

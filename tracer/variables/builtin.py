@@ -162,6 +162,8 @@ class BuiltinVariable(VariableTracker):
             if obj.example.dim() == 0:
                 raise Unsupported("len() of a 0-d tensor")
             return ConstantVariable(int(obj.example.shape[0]))
+        if isinstance(obj, (BaseListVariable, ConstDictVariable, DictViewVariable)):
+            return obj.call_method(tx, "__len__", [], {})  # without realizing (and guarding) the items
         return obj.call_method(tx, "__len__", [], {}) if not obj.is_python_constant() else None
 
     def call_isinstance(self, tx, obj, classes):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+
+import torch
 from dataclasses import dataclass, field
 
 from ..exc import Unsupported
@@ -46,6 +48,27 @@ def _read_static(value, name: str):
         return inspect.getattr_static(value, name)
     except AttributeError as error:
         raise Unsupported(f"{type(value).__name__} object has no attribute {name!r}") from error
+
+
+@dataclass(frozen=True, eq=False)
+class SkippedFunctionVariable(VariableTracker):
+    """A callable the tracer cannot look into (a C function, I/O, time): calling it breaks the graph."""
+
+    value: object = None
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self):
+        return self.value
+
+    def call_function(self, tx, args, kwargs):
+        name = getattr(self.value, "__qualname__", None) or repr(self.value)
+        module = getattr(self.value, "__module__", None)
+        raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
+
+    def short_repr(self) -> str:
+        return f"skipped {getattr(self.value, '__qualname__', self.value)}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +128,11 @@ class UserDefinedClassVariable(VariableTracker):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
+        from .ctx_manager import GRAD_MODE_CLASSES, GradModeVariable
+        if self.value in GRAD_MODE_CLASSES and not args and not kwargs:
+            return GradModeVariable.create(tx, GRAD_MODE_CLASSES[self.value])
+        if self.value is torch.set_grad_enabled and len(args) == 1 and args[0].is_python_constant():
+            return GradModeVariable.create(tx, bool(args[0].as_python_constant()), apply_now=True)
         if self.value is functools.partial:
             from .user_functions import FunctoolsPartialVariable
             return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))
