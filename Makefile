@@ -19,5 +19,8 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
+bench: $(STAMP)
+	$(BIN)/python -m bench $(ARGS)
+
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

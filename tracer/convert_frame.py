@@ -80,32 +80,52 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEn
     code = owner.code
     break_at, first_error = None, None
     grad_mode = torch.is_grad_enabled()
-    for _attempt in range(2):
+    hook = owner.hook
+    for attempt in (1, 2):
         torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
+        _notify(hook, "on_trace_start", owner.code.co_name, compile_id, attempt)
         output = OutputGraph()
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at)
         try:
             result = tx.run()
         except Unsupported as error:
+            _notify(hook, "on_graph_break", str(error))
             if owner.fullgraph:
+                _notify(hook, "on_trace_end", f"error: {error.reason}")
                 raise
             if break_at is None and tx.current is not None:
                 break_at, first_error = tx.current.index, error
+                _notify(hook, "on_trace_end", "restarting to stop before the graph break")
                 continue
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
             return eager_entry(owner, compile_id, str(error))
         except Exception as error:  # a bug of ours: never the user's problem
+            _notify(hook, "on_trace_end", f"internal error: {error}")
             return internal_error(owner, compile_id, error)
         try:
             if result is None:
-                return compile_break(owner, compile_id, tx, output, first_error)
-            return compile_return(owner, compile_id, tx, output, result)
+                entry = compile_break(owner, compile_id, tx, output, first_error)
+            else:
+                entry = compile_return(owner, compile_id, tx, output, result)
         except Unsupported as error:
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
             if owner.fullgraph:
                 raise
             return eager_entry(owner, compile_id, str(error))
         except Exception as error:
+            _notify(hook, "on_trace_end", f"internal error: {error}")
             return internal_error(owner, compile_id, error)
+        outcome = entry.eager_reason or (f"graph break: {first_error.reason}" if result is None
+                                         else f"returned; {len(entry.graphs)} graph(s)")
+        _notify(hook, "on_trace_end", outcome)
+        return entry
     return eager_entry(owner, compile_id, str(first_error))
+
+
+def _notify(hook, name: str, *args) -> None:
+    method = getattr(hook, name, None) if hook is not None else None
+    if method is not None:
+        method(*args)
 
 
 def eager_entry(owner, compile_id: str, reason: str) -> CacheEntry:

@@ -90,6 +90,7 @@ class CompiledFunction:
         self.cache_entries: list[CacheEntry] = []
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
+        self.last_call: tuple | None = None  # (args, kwargs) of the latest call: "call again"
         self.calls: collections.deque = collections.deque(maxlen=10_000)  # entry id per call; None: a miss
         self.parent = parent
         self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
@@ -146,6 +147,7 @@ class CompiledFunction:
         return f_locals
 
     def __call__(self, *args, **kwargs):
+        self.last_call = (args, kwargs)
         f_locals = self.bind(args, kwargs)
         if f_locals is None:
             return self.fn(*self._full_args(args), **kwargs)  # raises the TypeError Python would raise

@@ -13,7 +13,7 @@ from .exc import UserError
 
 
 @contextmanager
-def routed_torch_compile(collected: list[CompiledFunction]):
+def routed_torch_compile(collected: list[CompiledFunction], on_compiled=None):
     """While active, torch.compile(fn, ...) returns a tracer CompiledFunction (dynamic=False)."""
     original = torch.compile
 
@@ -25,6 +25,8 @@ def routed_torch_compile(collected: list[CompiledFunction]):
             chosen = backend if (backend == "eager" or callable(backend)) else "eager"
             compiled = tracer_compile(fn, backend=chosen, fullgraph=fullgraph)
             collected.append(compiled)
+            if on_compiled is not None:
+                on_compiled(compiled)
             return compiled
         return wrap if model is None else wrap(model)
 
@@ -35,7 +37,7 @@ def routed_torch_compile(collected: list[CompiledFunction]):
         torch.compile = original
 
 
-def run_script(path: str, argv: list[str] | None = None) -> tuple[dict, list[CompiledFunction]]:
+def run_script(path: str, argv: list[str] | None = None, on_compiled=None) -> tuple[dict, list[CompiledFunction]]:
     """Execute `path` as __main__; return its globals and every function it compiled."""
     if not os.path.isfile(path):
         raise UserError(f"no such script: {path}")
@@ -44,7 +46,7 @@ def run_script(path: str, argv: list[str] | None = None) -> tuple[dict, list[Com
     sys.argv = [path] + list(argv or [])
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
-        with routed_torch_compile(collected):
+        with routed_torch_compile(collected, on_compiled):
             module_globals = runpy.run_path(path, run_name="__main__")
     finally:
         sys.argv, sys.path[:] = old_argv, old_path

@@ -70,6 +70,9 @@ class InstructionTranslator:
         self.parent = None
         self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
         self.break_at = break_at  # stop before this instruction: the graph breaks there
+        if hook is not None:
+            output.on_guard = getattr(hook, "on_guard", None)
+            output.on_node = getattr(hook, "on_node", None)
 
     def global_source(self, name: str):
         return GlobalSource(name)

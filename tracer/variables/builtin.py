@@ -45,6 +45,11 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     """`op(*args)` for an operator-module function, the heart of every BINARY_OP."""
     from ..builder import build_sourceless
     args = realized(args)
+    if all(type(a) is ConstantVariable for a in args):  # the common case first: plain arithmetic
+        try:
+            return build_sourceless(tx, INPLACE_TO_PLAIN.get(op, op)(*[a.value for a in args]))
+        except Exception as error:
+            raise Unsupported(f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
     if any(isinstance(a, TensorVariable) for a in args):
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if op is operator.getitem:

@@ -22,6 +22,9 @@ class LazyVariableTracker(VariableTracker):
         if not self._realized:
             from ..builder import build_from_source
             self._realized.append(build_from_source(self.tx, self.value, self.source))
+            on_realize = getattr(getattr(self.tx, "hook", None), "on_realize", None)
+            if on_realize is not None:
+                on_realize(self._realized[0])
         return self._realized[0]
 
     def is_lazy(self) -> bool:

@@ -320,7 +320,8 @@ class ListIteratorVariable(VariableTracker):
         return list(self.items[self.index:])
 
     def children(self):
-        return [(str(i), item) for i, item in enumerate(self.items[self.index:], self.index)]
+        """What is still ahead, for display (the next 8)."""
+        return [(str(i), item) for i, item in enumerate(self.items[self.index:self.index + 8], self.index)]
 
     def replace_children(self, swap):
         return replace(self, items=tuple(swap(item) for item in self.items))

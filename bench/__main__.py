@@ -1,0 +1,288 @@
+"""Standin's tracer side by side with torch.compile (TorchDynamo), both with a no-op backend.
+
+    .venv/bin/python -m bench [--quick] [--repeat N] [--markdown] [--json PATH]
+
+For each workload, tracer and Dynamo run interleaved in one process (the order
+alternates per repetition, both caches are reset before every compile) and the
+medians over repetitions are reported, with the ratio tracer/Dynamo:
+
+  compile   first call minus one eager call                       (ms)
+  warm      per-call overhead of a warm compiled call over eager  (us)
+  guards    one check of the first cache entry's guards           (us)
+  import    `import tracer` vs `import torch._dynamo`, after `import torch`,
+            each in a fresh interpreter                           (ms)
+
+plus the debugger's recording overhead on our first-call compile, when
+`tracer.debug` has a recorder.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import subprocess
+import sys
+
+import torch
+import torch._dynamo
+from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+from torch.utils._pytree import tree_leaves
+
+import tracer
+
+from .timing import calls_for, clock, loop_ns, machine_info, median, once_ns, quiet
+from .workloads import DEPTHS, QUICK, WORKLOADS, make_deep
+
+KINDS = ("tracer", "dynamo")
+RECORDED = ("global_config", "mlp3", "graph_break", "linear_relu_50", "long_trace_2000")
+UNITS = {"compile": "ms", "warm": "us/call", "guards": "us/call", "import": "ms"}
+
+
+def noop(gm, example_inputs):
+    return gm.forward
+
+
+def compile_with(kind, fn):
+    if kind == "tracer":
+        return tracer.compile(fn, backend=noop)
+    return torch.compile(fn, backend=noop, dynamic=False)
+
+
+def reset_all():
+    torch._dynamo.reset()
+    tracer.reset()
+
+
+def function_of(fn):
+    """The Python function whose frame gets compiled (a module's forward)."""
+    return type(fn).forward if isinstance(fn, torch.nn.Module) else fn
+
+
+def same(a, b) -> bool:
+    la, lb = tree_leaves(a), tree_leaves(b)
+    return len(la) == len(lb) and all(
+        torch.allclose(x, y) if isinstance(x, torch.Tensor) else x == y for x, y in zip(la, lb))
+
+
+def guard_check(kind, opt, fn, args):
+    """(check, check_args): one guard check of the first cache entry, on this call's locals."""
+    f_locals = (opt if kind == "tracer" else tracer.compile(fn)).bind(args, {})
+    if kind == "tracer":
+        return opt.cache_entries[0].guards.check, (f_locals, function_of(fn).__globals__)
+    entries = _debug_get_cache_entry_list(function_of(fn).__code__)
+    return entries[-1].guard_manager.check, (f_locals,)
+
+
+def compile_ms(kind, make, quiet_stdout=False, check=False):
+    """First-call compile time minus eager time; also returns the warm compiled fn."""
+    reset_all()
+    gc.collect()
+    fn, args = make()
+    with quiet(quiet_stdout):
+        for _ in range(3):
+            expected = fn(*args)
+        eager = median([once_ns(fn, *args) for _ in range(5)])
+        opt = compile_with(kind, fn)
+        start = clock()
+        got = opt(*args)
+        first = clock() - start
+    if check and not same(got, expected):
+        raise AssertionError(f"{kind} gave a different result than eager for {make.__name__}")
+    return (first - eager) / 1e6, fn, opt, args
+
+
+def measure(kind, workload, budget_s, check):
+    """One repetition of every metric for one workload under one compiler."""
+    ms, fn, opt, args = compile_ms(kind, workload.make, workload.quiet, check)
+    with quiet(workload.quiet):
+        for _ in range(20):
+            opt(*args)
+        n = calls_for(fn, args, budget_s)
+        eager = min(loop_ns(fn, args, n) for _ in range(2))
+        compiled = min(loop_ns(opt, args, n) for _ in range(2))
+    guard, guard_args = guard_check(kind, opt, fn, args)
+    if guard(*guard_args) is not True:
+        raise AssertionError(f"{kind}'s guards fail on the call they were built for ({workload.name})")
+    ng = calls_for(guard, guard_args, budget_s / 2, low=200, high=20000)
+    return {"compile": ms, "warm": (compiled - eager) / n / 1e3,
+            "guards": loop_ns(guard, guard_args, ng) / ng / 1e3}
+
+
+def interleaved(repeat):
+    """Kind order per repetition: tracer first, then Dynamo first, and so on."""
+    for rep in range(repeat):
+        yield rep, KINDS if rep % 2 == 0 else KINDS[::-1]
+
+
+def import_ms(module: str) -> float:
+    snippet = ("import time, importlib, torch\n"
+               "start = time.perf_counter_ns()\n"
+               f"importlib.import_module({module!r})\n"
+               "print((time.perf_counter_ns() - start) / 1e6)\n")
+    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+# ---- the debugger's recorder (optional) -----------------------------------------------------
+def recorder_attacher():
+    """`tracer.debug.record(opt)` (attaches a Recorder as the step hook), or a note why not."""
+    try:
+        from tracer.debug import record
+    except ImportError as error:
+        return None, f"n/a (no tracer.debug.record: {error})"
+    return record, None
+
+
+def recording_overhead(workloads, repeat):
+    attach, note = recorder_attacher()
+    if attach is None:
+        return note, []
+    rows = []
+    for w in workloads:
+        plain, recorded = [], []
+        for rep in range(repeat):
+            for recording in ((False, True) if rep % 2 == 0 else (True, False)):
+                reset_all()
+                fn, args = w.make()
+                with quiet(w.quiet):
+                    fn(*args)
+                    eager = median([once_ns(fn, *args) for _ in range(3)])
+                    opt = tracer.compile(fn, backend=noop)
+                    if recording:
+                        attach(opt)
+                    first = once_ns(opt, *args)
+                (recorded if recording else plain).append((first - eager) / 1e6)
+        rows.append({"workload": w.name, "metric": "compile (ms)", "plain": median(plain),
+                     "recording": median(recorded), "ratio": median(recorded) / median(plain)})
+    return None, rows
+
+
+# ---- running and reporting -------------------------------------------------------------------
+def ratio(ours, theirs):
+    return ours / theirs if ours > 0 and theirs > 0 else None
+
+
+def row(workload, metric, samples):
+    ours, theirs = median(samples["tracer"]), median(samples["dynamo"])
+    return {"workload": workload, "metric": f"{metric} ({UNITS[metric]})",
+            "tracer": ours, "dynamo": theirs, "ratio": ratio(ours, theirs), "samples": samples}
+
+
+def log(*parts):
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def run(args) -> dict:
+    workloads = [w for w in WORKLOADS if not args.quick or w.name in QUICK]
+    repeat = args.repeat or (3 if args.quick else 7)
+    budget = 0.01 if args.quick else 0.05
+
+    log("warming up (one untimed compile of each workload under both)")
+    for w in workloads:
+        for kind in KINDS:
+            compile_ms(kind, w.make, w.quiet, check=True)
+
+    rows = []
+    for w in workloads:
+        log(f"{w.name}: {repeat} repetitions")
+        samples = {m: {k: [] for k in KINDS} for m in ("compile", "warm", "guards")}
+        for rep, order in interleaved(repeat):
+            for kind in order:
+                for metric, value in measure(kind, w, budget, check=rep == 0).items():
+                    samples[metric][kind].append(value)
+        rows += [row(w.name, metric, s) for metric, s in samples.items()]
+
+    if not args.quick:
+        log(f"compile-time growth with depth {DEPTHS}")
+        for depth in DEPTHS:
+            samples = {k: [] for k in KINDS}
+            for _, order in interleaved(max(3, repeat // 2)):
+                for kind in order:
+                    samples[kind].append(compile_ms(kind, make_deep(depth))[0])
+            rows.append(row(f"growth: {depth} layers", "compile", samples))
+
+    log("import time, fresh interpreters")
+    samples = {k: [] for k in KINDS}
+    for _, order in interleaved(1 if args.quick else 5):
+        for kind in order:
+            samples[kind].append(import_ms("tracer" if kind == "tracer" else "torch._dynamo"))
+    rows.append(row("import (after torch)", "import", samples))
+
+    log("debugger recording overhead")
+    note, recording = recording_overhead([w for w in workloads if w.name in RECORDED],
+                                         max(3, repeat // 2))
+    return {"machine": machine_info(), "repeat": repeat, "quick": args.quick, "rows": rows,
+            "recording": recording, "recording_note": note}
+
+
+def fmt(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
+
+
+def header(results) -> str:
+    m = results["machine"]
+    return (f"{m['cpu']}, {m['cores']} cores ({m['torch_threads']} torch threads), "
+            f"Python {m['python']}, torch {m['torch']}; medians of {results['repeat']} repetitions"
+            f"{' (--quick)' if results['quick'] else ''}")
+
+
+COLUMNS = ("workload", "metric", "tracer median", "dynamo median", "tracer/dynamo")
+
+
+def cells(r):
+    return (r["workload"], r["metric"], fmt(r["tracer"]), fmt(r["dynamo"]), fmt(r["ratio"]))
+
+
+NOTE = ("warm < 0: the compiled call is faster than eager (the graph skips nn.Module.__call__ "
+        "or the Python loop); no ratio then.")
+
+
+def text_table(results) -> str:
+    lines = [header(results), ""]
+    body = [COLUMNS] + [cells(r) for r in results["rows"]]
+    widths = [max(len(line[i]) for line in body) for i in range(len(COLUMNS))]
+    for i, line in enumerate(body):
+        lines.append("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(line, widths))))
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    lines += [NOTE, "", "debugger recording overhead (tracer only, first-call compile):"]
+    if results["recording_note"]:
+        lines.append(f"  {results['recording_note']}")
+    for r in results["recording"]:
+        lines.append(f"  {r['workload']}: {fmt(r['plain'])} ms plain, {fmt(r['recording'])} ms recording, "
+                     f"x{fmt(r['ratio'])}")
+    return "\n".join(lines)
+
+
+def markdown_table(results) -> str:
+    lines = [header(results), "", "| " + " | ".join(COLUMNS) + " |", "|---|---|--:|--:|--:|"]
+    lines += ["| " + " | ".join(cells(r)) + " |" for r in results["rows"]]
+    lines += ["", NOTE, "", "Debugger recording overhead (tracer only, first-call compile):", ""]
+    if results["recording_note"]:
+        lines.append(results["recording_note"])
+    else:
+        lines += ["| workload | plain (ms) | recording (ms) | ratio |", "|---|--:|--:|--:|"]
+        lines += [f"| {r['workload']} | {fmt(r['plain'])} | {fmt(r['recording'])} | {fmt(r['ratio'])} |"
+                  for r in results["recording"]]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="two workloads, few repetitions (< 30 s)")
+    parser.add_argument("--repeat", type=int, default=None, help="repetitions per workload (default 7; 3 quick)")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    results = run(args)
+    print(markdown_table(results) if args.markdown else text_table(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The headless debugger: recording, navigation both ways, breakpoints, sessions over scripts."""
+import textwrap
+import tracemalloc
+
+import pytest
+import torch
+
+import tracer
+from tracer.debug import (LineBreakpoint, Navigator, OffsetBreakpoint, OpcodeBreakpoint, Session, depth_exceeds,
+                          graph_break, guard_installed_on, record, top_is_tensor)
+
+
+class Cfg:
+    def __init__(self):
+        self.scale = 2
+
+
+cfg = Cfg()
+
+
+def leaf(x):
+    return x * cfg.scale
+
+
+def mid(x):
+    y = leaf(x)
+    return y + 1
+
+
+def top(x, n):
+    a = mid(x)
+    b = a.relu()
+    return b + n
+
+
+@pytest.fixture
+def timeline():
+    tracer.reset()
+    opt = tracer.compile(top)
+    recorder = record(opt)
+    opt(torch.ones(3), 2)
+    return recorder.timelines[0]
+
+
+def test_every_instruction_is_a_snapshot_with_frames_stack_and_locals(timeline):
+    functions = [s.frame.function for s in timeline.snapshots]
+    assert functions[0] == "top" and "mid" in functions and "leaf" in functions
+    assert max(s.depth for s in timeline.snapshots) == 2
+    deepest = next(s for s in timeline.snapshots if s.depth == 2)
+    assert [f.function for f in deepest.frames] == ["top", "mid", "leaf"]
+    mul = next(s for s in timeline.snapshots if s.frame.opname == "BINARY_OP" and s.frame.function == "leaf")
+    assert [v.kind for v in mul.frame.stack] == ["LazyVariableTracker", "ConstantVariable"]
+    assert mul.frame.stack[1].constant == "2" and mul.frame.stack[1].source == "G['cfg'].scale"
+    after = timeline.snapshots[mul.step + 1]
+    assert after.frame.stack[-1].kind == "TensorVariable" and after.frame.stack[-1].node == "mul"
+    assert after.node_count == mul.node_count + 2  # the placeholder L_x_, then mul
+    assert any(g.source_name == "G['cfg'].scale" for g in timeline.guards_at(after.step))
+    ret = timeline.snapshots[-1]
+    assert dict(ret.frame.locals)["b"].kind == "TensorVariable"
+    assert timeline.outcome.startswith("returned")
+
+
+def test_unchanged_values_share_their_views(timeline):
+    first, second = timeline.snapshots[20], timeline.snapshots[21]
+    common = set(first.frame.locals) & set(second.frame.locals)
+    assert all(a[1] is b[1] for a in first.frame.locals for b in second.frame.locals if a[0] == b[0]) or not common
+
+
+def test_forwards_then_backwards_visits_the_same_snapshots(timeline):
+    nav = Navigator(timeline)
+    forward = [nav.position]
+    while nav.step_into() != forward[-1]:
+        forward.append(nav.position)
+    backward = [nav.position]
+    while nav.step_back() != backward[-1]:
+        backward.append(nav.position)
+    assert forward == list(range(len(timeline))) and backward == forward[::-1]
+
+
+def test_step_over_out_and_reverse(timeline):
+    nav = Navigator(timeline)
+    call_in_top = next(s.step for s in timeline.snapshots if s.frame.function == "top" and s.frame.opname == "CALL")
+    nav.goto(call_in_top)
+    landed = timeline.snapshots[nav.step_over()]
+    assert landed.frame.function == "top" and landed.frame.opname == "STORE_FAST"  # mid() ran without stopping
+    nav.goto(call_in_top)
+    assert timeline.snapshots[nav.step_into()].frame.function == "mid"
+    inside_leaf = next(s.step for s in timeline.snapshots if s.frame.function == "leaf")
+    nav.goto(inside_leaf)
+    out = timeline.snapshots[nav.step_out()]
+    assert out.frame.function == "mid" and out.depth == 1
+    nav.goto(inside_leaf + 2)
+    back = timeline.snapshots[nav.step_back_out()]
+    assert back.frame.function == "mid" and back.frame.opname == "CALL" and back.step < inside_leaf
+    nav.goto(len(timeline) - 1)
+    over_back = timeline.snapshots[nav.step_back_over()]
+    assert over_back.depth == 0
+
+
+def test_breakpoints_hit_counts_and_logpoints(timeline):
+    nav = Navigator(timeline, [OpcodeBreakpoint("BINARY_OP")])
+    stops = []
+    while True:
+        before = nav.position
+        if nav.continue_() == before or timeline.snapshots[nav.position].frame.opname != "BINARY_OP":
+            break  # past the last breakpoint, continue runs to the end of the trace
+        stops.append(timeline.snapshots[nav.position].frame.function)
+    assert stops == ["leaf", "mid", "top"] and nav.position == len(timeline) - 1
+    nav.goto(len(timeline) - 1)
+    assert timeline.snapshots[nav.reverse_continue()].frame.function == "top"
+    assert timeline.snapshots[nav.reverse_continue()].frame.function == "mid"
+
+    every_second = Navigator(timeline, [OpcodeBreakpoint("BINARY_OP", hit_count=2)])
+    assert timeline.snapshots[every_second.continue_()].frame.function == "mid"
+
+    log = Navigator(timeline, [OpcodeBreakpoint("LOAD_FAST", log_message="{function}:{line} {opname}")])
+    log.continue_()
+    assert log.position == len(timeline) - 1 and log.log and log.log[0].startswith("top:")
+
+
+def test_line_offset_and_condition_breakpoints(timeline):
+    line = leaf.__code__.co_firstlineno + 1
+    nav = Navigator(timeline, [LineBreakpoint(filename=__file__, line=line)])
+    assert timeline.snapshots[nav.continue_()].frame.function == "leaf"
+    ret_offset = [s for s in timeline.snapshots if s.frame.function == "mid"][-1].frame.offset
+    nav = Navigator(timeline, [OffsetBreakpoint(function="mid", offset=ret_offset)])
+    assert timeline.snapshots[nav.continue_()].frame.opname == "RETURN_VALUE"
+    nav = Navigator(timeline, [depth_exceeds(1)])
+    assert timeline.snapshots[nav.continue_()].frame.function == "leaf"
+    nav = Navigator(timeline, [top_is_tensor()])
+    assert timeline.snapshots[nav.continue_()].frame.stack[-1].kind == "TensorVariable"
+    nav = Navigator(timeline, [guard_installed_on("G['cfg']*")])
+    stop = timeline.snapshots[nav.continue_()]
+    assert any(g.source_name.startswith("G['cfg']") for g in timeline.guards_at(stop.step))
+
+
+def test_graph_break_condition_and_restart_attempts():
+    def f(x):
+        y = x + 1
+        print("io")
+        return y
+
+    opt = tracer.compile(f)
+    recorder = record(opt)
+    opt(torch.ones(2))
+    first = recorder.timelines[0]
+    assert first.attempt == 1 and "restarting" in first.outcome
+    assert [t.attempt for t in recorder.timelines[:2]] == [1, 2]
+    nav = Navigator(first, [graph_break()])
+    assert any(e.kind == "graph_break" for e in first.events)
+    resumed = [t for t in recorder.timelines if t.frame.startswith("torch_dynamo_resume")]
+    assert resumed, "the resume function's trace is recorded too"
+    assert nav.continue_() == len(first) - 1 or first.snapshots[nav.position].event
+
+
+def test_a_trace_of_100k_instructions_fits_in_memory():
+    def long(x):
+        acc = 0
+        for i in range(11000):
+            acc = acc + i * 2
+        return x + acc
+
+    opt = tracer.compile(long)
+    recorder = record(opt)
+    tracemalloc.start()
+    opt(torch.ones(2))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert len(recorder.timelines[0]) > 99_000
+    assert peak < 600 * 2**20
+
+
+SCRIPT = textwrap.dedent('''
+    import torch
+
+    class Config:
+        def __init__(self):
+            self.scale = 2
+
+    cfg = Config()
+
+    @torch.compile
+    def f(x):
+        return x * cfg.scale + 1
+
+    out = f(torch.ones(3))
+    print("done", out.sum().item())
+''')
+
+
+def test_session_runs_an_unmodified_script_and_edits_globals(tmp_path):
+    path = tmp_path / "user_script.py"
+    path.write_text(SCRIPT)
+    session = Session(str(path)).run()
+    assert session.error is None and "done 9.0" in session.stdout
+    (f,) = session.functions
+    assert session.timelines and session.timelines[0].frame == "f"
+    assert "G['cfg'].scale" in session.guarded_globals(f)
+    first_id = f.cache_entries[0].compile_id
+    outcome = session.call_again(f)
+    assert not outcome.compiled and outcome.hit == first_id
+    editor = session.editor(f)
+    editor.set_expression("cfg.scale", "5")
+    prediction = session.predict(f)
+    assert prediction.recompiles and "G['cfg'].scale == 2, got 5" in prediction.failures[0][1]
+    outcome = session.call_again(f)
+    assert outcome.compiled and "G['cfg'].scale == 2, got 5" in str(outcome)
+    assert outcome.timelines and len(f.cache_entries) == 2
+    torch.testing.assert_close(outcome.result, torch.full((3,), 6.0))
+    editor.undo()
+    assert session.call_again(f).hit == first_id
+
+
+def test_session_reports_a_missing_script():
+    with pytest.raises(tracer.UserError):
+        Session("/no/such/script.py")
+
+
+def test_no_recorder_means_no_hook_calls():
+    opt = tracer.compile(top)
+    assert opt.hook is None
+    opt(torch.ones(3), 1)
