@@ -1,0 +1,188 @@
+"""A Qt-free row tree and the one generic QAbstractItemModel that shows it.
+
+Every panel's data is a forest of `RowItem`s: a tuple of display strings per
+column, an opaque payload the panel reads back on click (a Guard, a depth, a
+compile id ...), and a few presentation flags (changed, dim, bold, checkable).
+Building the forest is plain Python, so it is tested without Qt; the model
+only maps it to roles.  Flat tables are forests without children.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
+
+PAYLOAD_ROLE = Qt.UserRole + 1  # the row's payload object
+CHANGED_ROLE = Qt.UserRole + 2  # True when the row is highlighted as changed/new
+ITEM_ROLE = Qt.UserRole + 3  # the RowItem itself
+
+CHANGED_BACKGROUND = QColor("#fff3b0")  # light yellow: changed since the previous step / new at this step
+DIM_FOREGROUND = QColor("#8a8a8a")  # lazy trackers, unguarded sources, disabled breakpoints
+ERROR_FOREGROUND = QColor("#b3261e")  # graph breaks, eager fallbacks
+
+
+@dataclass(eq=False)
+class RowItem:
+    """One row: display text per column plus what a click should report."""
+
+    values: tuple
+    payload: object = None
+    children: list = field(default_factory=list)
+    changed: bool = False
+    dim: bool = False
+    bold: bool = False
+    error: bool = False
+    tooltip: str | None = None
+    checked: bool | None = None  # a checkbox in column 0 when not None
+    parent: "RowItem | None" = field(default=None, repr=False)
+
+    def add(self, child: "RowItem") -> "RowItem":
+        child.parent = self
+        self.children.append(child)
+        return child
+
+    def row(self) -> int:
+        siblings = self.parent.children if self.parent is not None else None
+        return siblings.index(self) if siblings is not None else 0
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def monospace_font() -> QFont:
+    font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+    font.setStyleHint(QFont.Monospace)
+    return font
+
+
+class RowTreeModel(QAbstractItemModel):
+    """Shows a forest of RowItems; `mono_columns` render in a fixed-width font."""
+
+    sig_check_toggled = Signal(object, bool)  # (RowItem, checked) when the user ticks a checkbox
+
+    def __init__(self, headers: tuple, mono_columns: tuple = (), parent=None, *, centered_columns: tuple = ()):
+        super().__init__(parent)
+        self.headers = tuple(headers)
+        self.mono_columns = frozenset(mono_columns)
+        self.centered_columns = frozenset(centered_columns)  # short numbers: hits, counts, depth
+        self._root = RowItem(())
+        self._mono = monospace_font()
+
+    # ---- content ---------------------------------------------------------------------
+    def set_items(self, items: list) -> None:
+        self.beginResetModel()
+        self._root = RowItem(())
+        for item in items:
+            self._root.add(item)
+        self.endResetModel()
+
+    def items(self) -> list:
+        return list(self._root.children)
+
+    def all_items(self):
+        for item in self._root.children:
+            yield from item.walk()
+
+    def item(self, index: QModelIndex) -> RowItem | None:
+        if index.isValid():
+            return index.internalPointer()
+        return None
+
+    def index_of(self, item: RowItem, column: int = 0) -> QModelIndex:
+        if item is None or item is self._root:
+            return QModelIndex()
+        return self.createIndex(item.row(), column, item)
+
+    # ---- QAbstractItemModel ------------------------------------------------------------
+    def index(self, row, column, parent=QModelIndex()):
+        parent_item = self.item(parent) or self._root
+        if 0 <= row < len(parent_item.children) and 0 <= column < len(self.headers):
+            return self.createIndex(row, column, parent_item.children[row])
+        return QModelIndex()
+
+    def parent(self, index=QModelIndex()):
+        item = self.item(index)
+        if item is None or item.parent is None or item.parent is self._root:
+            return QModelIndex()
+        return self.createIndex(item.parent.row(), 0, item.parent)
+
+    def rowCount(self, parent=QModelIndex()):
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        return len((self.item(parent) or self._root).children)
+
+    def columnCount(self, parent=QModelIndex()):
+        return len(self.headers)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal or not 0 <= section < len(self.headers):
+            return None
+        if role == Qt.DisplayRole:
+            return self.headers[section]
+        if role == Qt.TextAlignmentRole and section in self.centered_columns:
+            return int(Qt.AlignCenter)
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        if index.column() == 0 and self.item(index).checked is not None:
+            flags |= Qt.ItemIsUserCheckable
+        return flags
+
+    def data(self, index, role=Qt.DisplayRole):
+        item = self.item(index)
+        if item is None:
+            return None
+        column = index.column()
+        if role == Qt.DisplayRole:
+            return str(item.values[column]) if column < len(item.values) else ""
+        if role == Qt.ToolTipRole:
+            if item.tooltip:
+                return item.tooltip
+            text = str(item.values[column]) if column < len(item.values) else ""
+            return text if len(text) > 40 else None
+        if role == Qt.BackgroundRole:
+            return QBrush(CHANGED_BACKGROUND) if item.changed else None
+        if role == Qt.ForegroundRole:
+            if item.error:
+                return QBrush(ERROR_FOREGROUND)
+            return QBrush(DIM_FOREGROUND) if item.dim else None
+        if role == Qt.FontRole:
+            if column not in self.mono_columns and not (item.dim or item.bold):
+                return None
+            font = QFont(self._mono) if column in self.mono_columns else QFont()
+            font.setItalic(item.dim)
+            font.setBold(item.bold)
+            return font
+        if role == Qt.TextAlignmentRole and column in self.centered_columns:
+            return int(Qt.AlignCenter)
+        if role == Qt.CheckStateRole and column == 0 and item.checked is not None:
+            return Qt.Checked if item.checked else Qt.Unchecked
+        if role == PAYLOAD_ROLE:
+            return item.payload
+        if role == CHANGED_ROLE:
+            return item.changed
+        if role == ITEM_ROLE:
+            return item
+        return None
+
+    def setData(self, index, value, role=Qt.EditRole):
+        item = self.item(index)
+        if item is None or role != Qt.CheckStateRole or item.checked is None:
+            return False
+        checked = Qt.CheckState(value) == Qt.Checked if not isinstance(value, bool) else value
+        item.checked = checked
+        item.dim = not checked
+        self.dataChanged.emit(self.index(index.row(), 0, index.parent()),
+                              self.index(index.row(), len(self.headers) - 1, index.parent()))
+        self.sig_check_toggled.emit(item, checked)
+        return True
+
+
+__all__ = ["PAYLOAD_ROLE", "CHANGED_ROLE", "ITEM_ROLE", "CHANGED_BACKGROUND", "DIM_FOREGROUND", "RowItem",
+           "RowTreeModel", "monospace_font"]

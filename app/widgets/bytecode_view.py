@@ -1,0 +1,417 @@
+"""The bytecode view: the instructions of one code object, like `dis` in a table.
+
+Rows carry the colour band of their source line (the same colour the source
+view gives that line), so the eye links the two panes the way Compiler
+Explorer does. The current instruction is marked, breakpoints get a red dot,
+jump targets are marked `>>` as `dis` prints them.
+
+Works for original and rewritten code objects alike: instructions without a
+source line (generated code) are shown in grey with an empty line cell.
+"""
+from __future__ import annotations
+
+import os
+import types
+from collections.abc import Iterable
+
+from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QPainter, QPixmap, QPolygon
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMenu, QStyle, QStyledItemDelegate,
+                               QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget)
+
+from tracer.bytecode import Instruction, decode
+
+from . import highlight
+
+# Columns of the instruction table.
+COL_MARK = 0     # breakpoint dot / current arrow
+COL_OFFSET = 1   # ">>" for jump targets, then the byte offset
+COL_LINE = 2
+COL_OPNAME = 3
+COL_ARGREPR = 4
+HEADERS = ("", "Offset", "Line", "Instruction", "Argument")
+
+NO_VALUE = -1  # what the signals carry for a missing line or column
+
+# Context-menu action ids (QAction.objectName).
+ACTION_BREAK_OFFSET = "bytecode.break_on_offset"
+ACTION_BREAK_OPCODE = "bytecode.break_on_opcode"
+
+CURRENT_ROLE = Qt.ItemDataRole.UserRole + 1  # bool: is this the current instruction
+LINE_ROLE = Qt.ItemDataRole.UserRole + 2     # int | None: the source line
+
+
+class BytecodeModel(QAbstractTableModel):
+    """Adapts a tuple of tracer Instructions (plain, immutable data) to a table."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._instructions: tuple[Instruction, ...] = ()
+        self._row_of_offset: dict[int, int] = {}
+        self._current: int | None = None
+        self._breakpoints: set[int] = set()
+        self._bold = highlight.monospace_font()  # same family as the table: bold must not change the face
+        self._bold.setBold(True)
+        self._icons: dict[str, QIcon] = {}
+
+    def set_instructions(self, instructions: Iterable[Instruction]) -> None:
+        self.beginResetModel()
+        self._instructions = tuple(instructions)
+        self._row_of_offset = {inst.offset: row for row, inst in enumerate(self._instructions)}
+        self._current = None
+        self._breakpoints = set()
+        self.endResetModel()
+
+    def instruction(self, row: int) -> Instruction:
+        return self._instructions[row]
+
+    def instructions(self) -> tuple[Instruction, ...]:
+        return self._instructions
+
+    def row_of_offset(self, offset: int | None) -> int | None:
+        return self._row_of_offset.get(offset) if offset is not None else None
+
+    def set_current(self, offset: int | None) -> int | None:
+        old, new = self._current, self.row_of_offset(offset)
+        self._current = new
+        for row in {old, new} - {None}:
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
+        return new
+
+    def current_offset(self) -> int | None:
+        return self._instructions[self._current].offset if self._current is not None else None
+
+    def set_breakpoints(self, offsets: Iterable[int]) -> None:
+        self._breakpoints = set(offsets)
+        if self._instructions:
+            self.dataChanged.emit(self.index(0, COL_MARK), self.index(len(self._instructions) - 1, COL_MARK))
+
+    def breakpoints(self) -> set[int]:
+        return set(self._breakpoints)
+
+    # -- QAbstractTableModel -----------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self._instructions)
+
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        inst = self._instructions[row]
+        current = row == self._current
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == COL_OFFSET:
+                return (">> " if inst.is_jump_target else "   ") + f"{inst.offset:>4}"
+            if col == COL_LINE:
+                return "" if inst.line is None else str(inst.line)
+            if col == COL_OPNAME:
+                return inst.opname
+            if col == COL_ARGREPR:
+                if inst.argrepr:
+                    return inst.argrepr
+                return "" if inst.arg is None else str(inst.arg)
+            return None
+        if role == Qt.ItemDataRole.DecorationRole and col == COL_MARK:
+            if current:
+                return self._icon("current+bp" if inst.offset in self._breakpoints else "current")
+            if inst.offset in self._breakpoints:
+                return self._icon("bp")
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if current:
+                return QBrush(highlight.CURRENT_LINE_BG if col != COL_OPNAME else highlight.CURRENT_SPAN_BG)
+            return QBrush(highlight.line_colour(inst.line))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if col == COL_OFFSET and not inst.is_jump_target:
+                return QBrush(QColor("#6a6a6a"))
+            if col == COL_LINE:
+                return QBrush(QColor("#6a6a6a"))
+            if col == COL_OPNAME:
+                return QBrush(QColor("#0b3d91"))
+            return QBrush(QColor("#1f1f1f"))
+        if role == Qt.ItemDataRole.FontRole and current:
+            return self._bold
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_OFFSET, COL_LINE):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _tooltip(inst)
+        if role == CURRENT_ROLE:
+            return current
+        if role == LINE_ROLE:
+            return inst.line
+        return None
+
+    def _icon(self, kind: str) -> QIcon:
+        if kind not in self._icons:
+            self._icons[kind] = _marker_icon("bp" in kind, "current" in kind)
+        return self._icons[kind]
+
+
+def _tooltip(inst: Instruction) -> str:
+    pos = inst.positions
+    where = "no source position"
+    if pos.lineno is not None:
+        where = f"line {pos.lineno}"
+        if pos.col_offset is not None:
+            end = f"{pos.end_lineno}:" if pos.end_lineno not in (None, pos.lineno) else ""
+            where += f", columns {pos.col_offset}\u2013{end}{pos.end_col_offset}"
+    jump = f"\njumps to instruction #{inst.target}" if inst.target is not None else ""
+    return f"#{inst.index} @ {inst.offset}: {inst.opname} {inst.argrepr}\n{where}{jump}"
+
+
+def _marker_icon(breakpoint: bool, current: bool, size: int = 14) -> QIcon:
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    if breakpoint:
+        painter.setBrush(highlight.BREAKPOINT_RED)
+        painter.drawEllipse(2, 2, size - 4, size - 4)
+    if current:
+        painter.setPen(highlight.CURRENT_ARROW.darker(130))
+        painter.setBrush(highlight.CURRENT_ARROW)
+        m = size // 2
+        painter.drawPolygon(QPolygon([QPoint(1, 3), QPoint(m, 3), QPoint(size - 2, m),
+                                      QPoint(m, size - 3), QPoint(1, size - 3)]))
+    painter.end()
+    return QIcon(pixmap)
+
+
+class _BandDelegate(QStyledItemDelegate):
+    """Paints a selected row as its colour band under a translucent tint.
+
+    Qt's default replaces the row background with the selection colour, which
+    would hide the very colour band that links a row to its source line.
+    """
+
+    TINT = QColor(40, 110, 230, 70)
+    EDGE = QColor(40, 110, 230)
+
+    def paint(self, painter, option, index):
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        opt = QStyleOptionViewItem(option)
+        opt.state &= ~(QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_HasFocus)
+        super().paint(painter, opt, index)
+        if selected:
+            painter.fillRect(option.rect, self.TINT)
+            if index.column() == COL_MARK:  # a solid edge on the left says "selected" at a glance
+                painter.fillRect(option.rect.left(), option.rect.top(), 3, option.rect.height(), self.EDGE)
+
+
+class BytecodeView(QWidget):
+    """One code object's instructions, with the current one marked.
+
+    `code_key` identifies the code object in signals; it defaults to
+    `id(code)`, which is what FrameView.code_key and Timeline.codes use.
+    """
+
+    # code_key, offset, line, col_start, col_end (NO_VALUE when unknown; columns are CPython's UTF-8 offsets)
+    sig_instruction_selected = Signal(object, int, int, int, int)
+    sig_toggle_offset_breakpoint = Signal(str, int)  # function name (co_name), offset
+    sig_opcode_breakpoint = Signal(str)              # opname
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._code: types.CodeType | None = None
+        self._code_key: object = None
+        self._silent = False
+        self._last_emitted: int | None = None
+        self._title = QLabel(self)
+        self._title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._title.setStyleSheet("QLabel { padding: 3px 6px; background: #f0f0f0; color: #333;"
+                                  " border-bottom: 1px solid #d0d0d0; }")
+        self._model = BytecodeModel(self)
+        self._table = QTableView(self)
+        self._table.setModel(self._model)
+        self._setup_table()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._title)
+        layout.addWidget(self._table)
+        self._table.selectionModel().currentRowChanged.connect(self._current_row_changed)
+        self._table.clicked.connect(self._clicked)
+        self._table.customContextMenuRequested.connect(self._show_context_menu)
+
+    def _setup_table(self) -> None:
+        table = self._table
+        font = highlight.monospace_font()
+        table.setFont(font)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setShowGrid(False)
+        table.setWordWrap(False)
+        table.setAlternatingRowColors(False)
+        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        table.verticalHeader().setVisible(False)
+        row_height = table.fontMetrics().height() + 4
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        table.verticalHeader().setDefaultSectionSize(row_height)
+        header = table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        advance = table.fontMetrics().horizontalAdvance("9")
+        widths = {COL_MARK: 22, COL_OFFSET: advance * 9, COL_LINE: advance * 6, COL_OPNAME: advance * 24}
+        for col, width in widths.items():
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            table.setColumnWidth(col, width)
+        header.setSectionResizeMode(COL_MARK, QHeaderView.ResizeMode.Fixed)
+        header.setStretchLastSection(True)
+        table.setItemDelegate(_BandDelegate(table))
+
+    # -- content ------------------------------------------------------------
+
+    def show_code(self, code: types.CodeType | None, code_key: object = None, title: str | None = None) -> None:
+        """List `code`'s instructions (None clears). Marks and selection start empty."""
+        self._code = code
+        self._code_key = (id(code) if code_key is None else code_key) if code is not None else None
+        self._silent = True
+        try:
+            self._model.set_instructions(decode(code).instructions if code is not None else ())
+        finally:
+            self._silent = False
+        self._last_emitted = None
+        if title is None and code is not None:
+            title = (f"{code.co_qualname}   \u2014   {os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+                     f"   ({len(self._model.instructions())} instructions)")
+        self._title.setText(title or "")
+        self._title.setVisible(bool(title))
+
+    def clear(self) -> None:
+        self.show_code(None)
+
+    def set_title(self, title: str) -> None:
+        self._title.setText(title)
+        self._title.setVisible(bool(title))
+
+    def code(self) -> types.CodeType | None:
+        return self._code
+
+    def code_key(self) -> object:
+        return self._code_key
+
+    def function_name(self) -> str:
+        return self._code.co_name if self._code is not None else ""
+
+    def instructions(self) -> tuple[Instruction, ...]:
+        return self._model.instructions()
+
+    def code_lines(self) -> set[int]:
+        """Source lines this code object covers (for SourceView.set_band_lines)."""
+        return {inst.line for inst in self._model.instructions() if inst.line is not None}
+
+    def row_of_offset(self, offset: int) -> int | None:
+        return self._model.row_of_offset(offset)
+
+    # -- execution position, links, breakpoints ------------------------------
+
+    def set_current(self, offset: int | None) -> None:
+        """Mark the instruction at `offset` as executing (None clears) and scroll to it."""
+        row = self._model.set_current(offset)
+        if row is not None:
+            self._table.scrollTo(self._model.index(row, COL_OPNAME), QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def current_offset(self) -> int | None:
+        return self._model.current_offset()
+
+    def highlight_line(self, line: int | None) -> list[int]:
+        """Select every instruction of source `line` (source -> bytecode link); returns their rows.
+
+        Does not emit sig_instruction_selected: the link came from the source view.
+        """
+        rows = [row for row, inst in enumerate(self._model.instructions()) if line is not None and inst.line == line]
+        selection = QItemSelection()
+        last_col = len(HEADERS) - 1
+        for row in rows:
+            selection.select(self._model.index(row, 0), self._model.index(row, last_col))
+        self._silent = True
+        try:
+            self._table.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        finally:
+            self._silent = False
+        self._last_emitted = None
+        if rows:
+            self._table.scrollTo(self._model.index(rows[-1], COL_OPNAME))
+            self._table.scrollTo(self._model.index(rows[0], COL_OPNAME))
+        return rows
+
+    def selected_offsets(self) -> list[int]:
+        rows = sorted({index.row() for index in self._table.selectionModel().selectedRows()})
+        return [self._model.instruction(row).offset for row in rows]
+
+    def select_offset(self, offset: int) -> None:
+        """Select one instruction as a user would (emits sig_instruction_selected)."""
+        row = self._model.row_of_offset(offset)
+        if row is not None:
+            self._table.setCurrentIndex(self._model.index(row, COL_OPNAME))
+            self._table.selectRow(row)
+
+    def set_breakpoint_offsets(self, offsets: Iterable[int]) -> None:
+        """Offsets in this code object that carry a breakpoint (red dots)."""
+        self._model.set_breakpoints(offsets)
+
+    def breakpoint_offsets(self) -> set[int]:
+        return self._model.breakpoints()
+
+    @property
+    def table(self) -> QTableView:
+        """The table widget (for focus and tests)."""
+        return self._table
+
+    # -- internals ----------------------------------------------------------
+
+    def _emit_selected(self, row: int) -> None:
+        inst = self._model.instruction(row)
+        pos = inst.positions
+        self._last_emitted = row
+        self.sig_instruction_selected.emit(
+            self._code_key, inst.offset, _or_none(inst.line),
+            _or_none(pos.col_offset), _or_none(pos.end_col_offset))
+
+    def _current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not self._silent and current.isValid():
+            self._emit_selected(current.row())
+
+    def _clicked(self, index: QModelIndex) -> None:
+        # A click on the row that is already current re-links it (currentRowChanged stays quiet).
+        if index.isValid() and index.row() != self._last_emitted:
+            self._emit_selected(index.row())
+
+    def _context_menu(self, row: int) -> QMenu:
+        """The menu for `row` (built separately so tests can trigger actions)."""
+        inst = self._model.instruction(row)
+        menu = QMenu(self)
+        has_bp = inst.offset in self._model.breakpoints()
+        at = QAction(("Remove breakpoint on" if has_bp else "Break on") + f" this instruction (offset {inst.offset})",
+                     menu)
+        at.setObjectName(ACTION_BREAK_OFFSET)
+        at.triggered.connect(lambda: self.sig_toggle_offset_breakpoint.emit(self.function_name(), inst.offset))
+        every = QAction(f"Break on every {inst.opname}", menu)
+        every.setObjectName(ACTION_BREAK_OPCODE)
+        every.triggered.connect(lambda: self.sig_opcode_breakpoint.emit(inst.opname))
+        menu.addAction(at)
+        menu.addAction(every)
+        return menu
+
+    def _show_context_menu(self, pos: QPoint) -> None:
+        index = self._table.indexAt(pos)
+        if not index.isValid():
+            return
+        menu = self._context_menu(index.row())
+        menu.exec(self._table.viewport().mapToGlobal(pos))
+        menu.deleteLater()
+
+
+def _or_none(value: int | None) -> int:
+    return NO_VALUE if value is None else value

@@ -1,0 +1,405 @@
+"""The panels that show the tracer's recorded state: thin views over app.models.
+
+Each panel is a QWidget with `show_*`/`set_*` slots taking plain engine data
+(TrackerViews, Guards, CompiledFunctions, Breakpoints) and `sig_*` signals
+carrying plain values (names, lines, indexes), so the main window wires them
+without any panel knowing another exists.
+"""
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QModelIndex, QSize, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLineEdit,
+                               QPlainTextEdit, QPushButton, QStyledItemDelegate, QToolButton, QTreeView,
+                               QVBoxLayout, QWidget)
+
+from app.models.simple_tables import ITEM_ROLE, PAYLOAD_ROLE, RowItem, RowTreeModel, monospace_font
+from app.models.source_tree import COL_EXPRESSION, SourceTreeModel
+from app.models.tracker_tree import COL_KIND, COL_TYPE, TrackerTreeModel
+
+MAX_COLUMN_WIDTH = 320  # px: long values stay readable in a tooltip instead of pushing columns off-screen
+MIN_COLUMN_WIDTH = 40
+ROW_PADDING = 5  # px added to each row's height: mixed proportional/monospace rows stay airy
+
+
+def _location(filename: str, line) -> str:
+    return f"{os.path.basename(filename)}:{line if line is not None else '?'}"
+
+
+class _PaddedDelegate(QStyledItemDelegate):
+    def sizeHint(self, option, index):
+        hint = super().sizeHint(option, index)
+        return QSize(hint.width(), hint.height() + ROW_PADDING)
+
+
+class _TreePanel(QWidget):
+    """A QTreeView over a RowTreeModel, with columns fitted to their content after each update."""
+
+    COLUMN_CAPS: dict = {}  # column -> max width in px, beyond MAX_COLUMN_WIDTH's default
+
+    def __init__(self, model: RowTreeModel, parent=None, *, flat: bool = False):
+        super().__init__(parent)
+        self.model = model
+        self.view = QTreeView(self)
+        self.view.setModel(model)
+        self.view.setItemDelegate(_PaddedDelegate(self.view))
+        self.view.setUniformRowHeights(True)
+        self.view.setAlternatingRowColors(False)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setRootIsDecorated(not flat)
+        self.view.setIndentation(14 if not flat else 0)
+        self.view.header().setStretchLastSection(True)
+        self.view.header().setSectionResizeMode(QHeaderView.Interactive)
+        self.view.clicked.connect(self._on_clicked)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.layout_.setSpacing(2)
+        self.layout_.addWidget(self.view)
+
+    def _fit_columns(self) -> None:
+        header = self.view.header()
+        for column in range(self.model.columnCount() - 1):
+            self.view.resizeColumnToContents(column)
+            width = header.sectionSize(column)
+            cap = self.COLUMN_CAPS.get(column, MAX_COLUMN_WIDTH)
+            header.resizeSection(column, max(MIN_COLUMN_WIDTH, min(width + 8, cap)))
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        item = index.data(ITEM_ROLE)
+        if item is not None:
+            self._item_clicked(item)
+
+    def _item_clicked(self, item: RowItem) -> None:  # overridden by panels that report clicks
+        pass
+
+    def current_item(self) -> RowItem | None:
+        return self.view.currentIndex().data(ITEM_ROLE)
+
+
+# ---- 1, 2: the symbolic stack and locals ---------------------------------------------------------
+class StackPanel(_TreePanel):
+    """The symbolic stack of the current frame, top first; rows changed since the previous step in yellow."""
+
+    sig_source_selected = Signal(str)  # a row with a Source was clicked: "G['cfg'].scale"
+    sig_node_selected = Signal(str)  # a row with an FX node was clicked: "mul"
+    COLUMN_CAPS = {COL_KIND: 130, COL_TYPE: 120}
+
+    def __init__(self, parent=None):
+        super().__init__(TrackerTreeModel(), parent)
+
+    def show_views(self, views: tuple, previous: tuple | None = None) -> None:
+        """`views` is FrameView.stack (bottom first, as recorded); shown top of stack first.
+
+        `previous` is the stack one step earlier (same order); slots are compared by
+        identity at the same index from the bottom.
+        """
+        self.model.show_stack(tuple(views), None if previous is None else tuple(previous))
+        self.view.expandToDepth(0)
+        self._fit_columns()
+
+    def clear(self) -> None:
+        self.model.set_items([])
+
+    def _item_clicked(self, item: RowItem) -> None:
+        view = item.payload
+        if view is None:
+            return
+        if view.source:
+            self.sig_source_selected.emit(view.source)
+        if view.node:
+            self.sig_node_selected.emit(view.node)
+
+
+class LocalsPanel(StackPanel):
+    """The symbolic locals of the current frame: (name, TrackerView) pairs, changes highlighted by name."""
+
+    def show_locals(self, pairs: tuple, previous: tuple | None = None) -> None:
+        self.model.show_locals(tuple(pairs), None if previous is None else tuple(previous))
+        self.view.expandToDepth(0)
+        self._fit_columns()
+
+    show_views = show_locals  # same slot name as StackPanel, for uniform wiring
+
+
+# ---- 3: the inlining stack --------------------------------------------------------------------------
+class CallStackPanel(_TreePanel):
+    """Snapshot.frames, innermost first; clicking a frame reports its inlining depth."""
+
+    sig_frame_selected = Signal(int)  # depth
+    COL_FUNCTION, COL_LOCATION, COL_DEPTH, COL_INSTRUCTION = range(4)
+
+    def __init__(self, parent=None):
+        super().__init__(RowTreeModel(("Function", "Location", "Depth", "Instruction"), (1, 3),
+                                      centered_columns=(2,)), parent, flat=True)
+
+    def show_frames(self, frames: tuple) -> None:
+        """`frames` is Snapshot.frames (root first, as recorded)."""
+        frames = tuple(frames)
+        items = []
+        for position, frame in enumerate(reversed(frames)):
+            instruction = f"@{frame.offset} {frame.opname} {frame.argrepr}".rstrip() if frame.opname else ""
+            items.append(RowItem((frame.function, _location(frame.filename, frame.line), str(frame.depth),
+                                  instruction), payload=frame.depth, bold=position == 0,
+                                 tooltip=f"{frame.filename}:{frame.line} in {frame.function}"))
+        self.model.set_items(items)
+        self._fit_columns()
+
+    def set_current_depth(self, depth: int) -> None:
+        for item in self.model.items():
+            if item.payload == depth:
+                self.view.setCurrentIndex(self.model.index_of(item))
+
+    def _item_clicked(self, item: RowItem) -> None:
+        self.sig_frame_selected.emit(int(item.payload))
+
+
+# ---- 4: sources and their guards ----------------------------------------------------------------------
+class SourceTreePanel(_TreePanel):
+    """Every Source seen so far, each with its guards; guards installed at this step in yellow."""
+
+    sig_guard_selected = Signal(str, int, int, str)  # installed_at (filename, line, offset, function); -1: unknown
+    sig_source_selected = Signal(str)
+    COLUMN_CAPS = {COL_EXPRESSION: 300}
+
+    def __init__(self, parent=None):
+        super().__init__(SourceTreeModel(), parent)
+
+    def show_guards(self, guards, new_count: int = 0, extra_sources=()) -> None:
+        """`guards`: Timeline.guards_at(step); the last `new_count` are new at this step.
+
+        `extra_sources`: Source names of trackers on the stack / in locals, shown greyed when unguarded.
+        """
+        self.model.show_guards(guards, new_count, extra_sources)
+        self.view.expandAll()
+        self._fit_columns()
+
+    def _item_clicked(self, item: RowItem) -> None:
+        payload = item.payload
+        if isinstance(payload, str):
+            self.sig_source_selected.emit(payload)
+            return
+        at = getattr(payload, "installed_at", None)
+        if at is not None:
+            self.sig_guard_selected.emit(at.filename, -1 if at.line is None else at.line,
+                                         -1 if at.offset is None else at.offset, at.function)
+
+
+# ---- 6: compiled functions, frames, cache entries -----------------------------------------------------
+def frame_role(frame) -> str:
+    """root / resume / callee: how a CompiledFunction frame came to be compiled."""
+    if frame.parent is None:
+        return "root"
+    return "resume" if frame.code.co_name.startswith("torch_dynamo_resume_in_") else "callee"
+
+
+class CachePanel(_TreePanel):
+    """Compiled functions -> their frames -> cache entries and compile events."""
+
+    sig_entry_selected = Signal(str, str)  # (frame name = code.co_name, compile id)
+    COL_NAME, COL_HITS, COL_GUARDS, COL_GRAPHS, COL_DETAIL = range(5)
+    COLUMN_CAPS = {COL_NAME: 230}
+
+    def __init__(self, parent=None):
+        super().__init__(RowTreeModel(("Name", "Hits", "Guards", "Graphs", "Detail"), (),
+                                      centered_columns=(1, 2, 3)), parent)
+
+    def show_functions(self, functions) -> None:
+        items = []
+        for function in functions:
+            code = function.code
+            top = RowItem((function.fn.__qualname__, "", "", "", _location(code.co_filename, code.co_firstlineno)),
+                          bold=True, tooltip=f"{code.co_filename}:{code.co_firstlineno}")
+            for frame in function.all_frames():
+                name = frame.code.co_name
+                node = top.add(RowItem((f"{frame_role(frame)}: {name}", "", "", "",
+                                        f"{len(frame.cache_entries)} entr{'y' if len(frame.cache_entries) == 1 else 'ies'}"),
+                                       tooltip=f"{frame.code.co_filename}:{frame.code.co_firstlineno}"))
+                for entry in frame.cache_entries:
+                    detail, error = "", False
+                    if entry.graph_break is not None:
+                        detail, error = f"graph break: {entry.graph_break.reason}", True
+                    if entry.eager_reason:
+                        detail, error = f"eager: {entry.eager_reason}", True
+                    node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
+                                      str(len(entry.graphs)), detail), payload=(name, entry.compile_id),
+                                     error=error, tooltip=detail or None))
+                if frame.compile_events:
+                    events = node.add(RowItem(("events", "", "", "", f"{len(frame.compile_events)}"), dim=True))
+                    for event in frame.compile_events:
+                        label = f"[{event.compile_id}] {event.kind}" if event.compile_id else event.kind
+                        events.add(RowItem((label, "", "", "", event.reason or ""),
+                                           error=event.kind in ("graph_break", "eager_fallback", "cache_limit"),
+                                           tooltip=str(event)))
+            items.append(top)
+        self.model.set_items(items)
+        self.view.expandToDepth(1)
+        self._fit_columns()
+
+    def entry_items(self) -> list[RowItem]:
+        return [item for item in self.model.all_items() if isinstance(item.payload, tuple)]
+
+    def _item_clicked(self, item: RowItem) -> None:
+        if isinstance(item.payload, tuple):
+            self.sig_entry_selected.emit(*item.payload)
+
+
+# ---- 7: graph breaks ------------------------------------------------------------------------------------
+class BreaksPanel(_TreePanel):
+    """Every graph break of every cache entry, with the user stack; clicking jumps to the location."""
+
+    sig_location_selected = Signal(str, int)  # (filename, line)
+    COL_REASON, COL_LOCATION, COL_ENTRY = range(3)
+
+    def __init__(self, parent=None):
+        super().__init__(RowTreeModel(("Reason", "Location", "Entry"), (1,)), parent)
+
+    def show_functions(self, functions) -> None:
+        items = []
+        for function in functions:
+            for frame in function.all_frames():
+                for entry in frame.cache_entries:
+                    brk = entry.graph_break
+                    if brk is None:
+                        continue
+                    loc = brk.location
+                    item = RowItem((brk.reason, _location(loc.filename, loc.line),
+                                    f"{frame.code.co_name} [{entry.compile_id}]"),
+                                   payload=(loc.filename, loc.line), error=True, tooltip=str(brk))
+                    for user in brk.user_stack:
+                        item.add(RowItem((f"in {user.function}", _location(user.filename, user.line), ""),
+                                         payload=(user.filename, user.line), tooltip=str(user)))
+                    items.append(item)
+        self.model.set_items(items)
+        self.view.expandAll()
+        self._fit_columns()
+
+    def _item_clicked(self, item: RowItem) -> None:
+        filename, line = item.payload
+        self.sig_location_selected.emit(filename, -1 if line is None else line)
+
+
+# ---- 8: breakpoints ---------------------------------------------------------------------------------------
+BP_OPCODE = "opcode"
+BP_LINE = "line"
+BP_TOP_IS_TENSOR = "top_is_tensor"
+BP_GUARD_ON = "guard_on"
+BP_GRAPH_BREAK = "graph_break"
+BP_DEPTH = "depth"
+# (kind, combo label, text field placeholder or None when the kind takes no text)
+BREAKPOINT_KINDS = (
+    (BP_OPCODE, "Opcode", "opname, e.g. CALL"),
+    (BP_LINE, "Line", "line number (current file), or file:line"),
+    (BP_TOP_IS_TENSOR, "Condition: top is tensor", None),
+    (BP_GUARD_ON, "Condition: guard on source", "pattern, e.g. G['cfg']*"),
+    (BP_GRAPH_BREAK, "Condition: graph break", None),
+    (BP_DEPTH, "Condition: depth > N", "N, e.g. 1"),
+)
+
+
+class BreakpointsPanel(_TreePanel):
+    """The debugger's breakpoints: tick to enable, Remove to delete, the Add row to request a new one."""
+
+    sig_breakpoint_toggled = Signal(int, bool)  # (index, enabled)
+    sig_breakpoint_removed = Signal(int)  # index
+    sig_breakpoint_requested = Signal(str, str)  # (kind: one of BP_*, text)
+    COL_BREAKPOINT, COL_HITS, COL_EVERY, COL_LOG = range(4)
+
+    def __init__(self, parent=None):
+        super().__init__(RowTreeModel(("Breakpoint", "Hits", "Every Nth", "Log message"), (3,),
+                                      centered_columns=(1, 2)), parent, flat=True)
+        self.model.sig_check_toggled.connect(self._on_checked)
+        self.kind_combo = QComboBox(self)
+        for kind, label, _ in BREAKPOINT_KINDS:
+            self.kind_combo.addItem(label, kind)
+        self.text_edit = QLineEdit(self)
+        self.text_edit.setFont(monospace_font())
+        self.text_edit.returnPressed.connect(self._request)
+        self.add_button = QPushButton("Add", self)
+        self.add_button.clicked.connect(self._request)
+        self.remove_button = QToolButton(self)
+        self.remove_button.setText("Remove")
+        self.remove_button.setToolTip("Remove the selected breakpoint")
+        self.remove_button.clicked.connect(self._remove_current)
+        self.kind_combo.currentIndexChanged.connect(self._on_kind_changed)
+        row = QHBoxLayout()
+        row.setContentsMargins(2, 0, 2, 2)
+        row.addWidget(self.kind_combo)
+        row.addWidget(self.text_edit, 1)
+        row.addWidget(self.add_button)
+        row.addWidget(self.remove_button)
+        self.layout_.addLayout(row)
+        self._on_kind_changed()
+
+    def show_breakpoints(self, breakpoints) -> None:
+        """tracer.debug Breakpoints, in the debugger's order (indexes in signals refer to it)."""
+        items = []
+        for index, bp in enumerate(breakpoints):
+            every = "" if bp.hit_count == 1 else str(bp.hit_count)
+            log = bp.log_message or ""
+            text = bp.describe()
+            filename = getattr(bp, "filename", None)
+            if filename:  # the full path lives in the tooltip
+                text = text.replace(filename, os.path.basename(filename))
+            items.append(RowItem((text, str(bp.hits), every, log), payload=index, checked=bp.enabled,
+                                 dim=not bp.enabled, tooltip=bp.describe() + (f"\nlogpoint: {log}" if log else "")))
+        self.model.set_items(items)
+        self._fit_columns()
+        self.remove_button.setEnabled(bool(items))
+
+    def _on_checked(self, item: RowItem, checked: bool) -> None:
+        self.sig_breakpoint_toggled.emit(int(item.payload), checked)
+
+    def _remove_current(self) -> None:
+        item = self.current_item()
+        if item is not None:
+            self.sig_breakpoint_removed.emit(int(item.payload))
+
+    def _on_kind_changed(self, *_) -> None:
+        placeholder = BREAKPOINT_KINDS[max(0, self.kind_combo.currentIndex())][2]
+        self.text_edit.setEnabled(placeholder is not None)
+        self.text_edit.setPlaceholderText(placeholder or "")
+
+    def _request(self) -> None:
+        kind = self.kind_combo.currentData()
+        text = self.text_edit.text().strip() if self.text_edit.isEnabled() else ""
+        if self.text_edit.isEnabled() and not text:
+            self.text_edit.setFocus()
+            return
+        self.sig_breakpoint_requested.emit(kind, text)
+        self.text_edit.clear()
+
+
+# ---- 9: the log ------------------------------------------------------------------------------------------------
+class LogPanel(QWidget):
+    """Append-only text: events, script stdout, call-again outcomes."""
+
+    MAX_LINES = 20_000
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.text = QPlainTextEdit(self)
+        self.text.setReadOnly(True)
+        self.text.setFont(monospace_font())
+        self.text.setMaximumBlockCount(self.MAX_LINES)
+        self.text.setLineWrapMode(QPlainTextEdit.NoWrap)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.text)
+
+    def append(self, text: str) -> None:
+        self.text.appendPlainText(text.rstrip("\n"))
+        bar = self.text.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def clear(self) -> None:
+        self.text.clear()
+
+    def contents(self) -> str:
+        return self.text.toPlainText()
+
+
+__all__ = ["StackPanel", "LocalsPanel", "CallStackPanel", "SourceTreePanel", "CachePanel", "BreaksPanel",
+           "BreakpointsPanel", "LogPanel", "BREAKPOINT_KINDS", "BP_OPCODE", "BP_LINE", "BP_TOP_IS_TENSOR",
+           "BP_GUARD_ON", "BP_GRAPH_BREAK", "BP_DEPTH", "frame_role"]
