@@ -23,7 +23,7 @@ from .widgets.panels import (BreakpointsPanel, BreaksPanel, CachePanel, CallStac
 from .widgets.source_view import SourceView
 
 DEFAULT_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                              "resources", "examples", "seed_example.py")
+                              "resources", "examples", "tour.py")
 
 # (action id, label, shortcut, controller method) — words and keys as in VS Code's debugger
 STEP_ACTIONS = (
@@ -210,9 +210,13 @@ class MainWindow(QMainWindow):
             self.log_panel.append(f"exported {len(written)} files into {out}")
 
     def on_error(self, message: str) -> None:
+        """Bad input is shown, never fatal; the dialog is not modal so nothing waits on it."""
         self.log_panel.append(f"error: {message}")
+        self.statusBar().showMessage(message, 10_000)
         if self.isVisible():
-            QMessageBox.warning(self, "Standin", message)
+            box = QMessageBox(QMessageBox.Warning, "Standin", message, QMessageBox.Ok, self)
+            box.setAttribute(Qt.WA_DeleteOnClose)
+            box.open()
 
     def on_session_loaded(self) -> None:
         session = self.controller.session

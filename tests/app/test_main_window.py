@@ -1,0 +1,87 @@
+"""The main window end to end: open a script, step both ways, breakpoints, guard jumps, call again."""
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+
+from app.main_window import DEFAULT_SCRIPT, MainWindow  # noqa: E402
+
+SEED = os.path.join(os.path.dirname(DEFAULT_SCRIPT), "seed_example.py")
+
+
+@pytest.fixture
+def window(qtbot):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    return win
+
+
+def test_opens_the_bundled_tour_and_shows_the_first_step(window):
+    assert window.open_script(DEFAULT_SCRIPT)
+    c = window.controller
+    assert c.timeline is not None and c.snapshot.step == 0
+    assert window.source_view.filename() == os.path.abspath(DEFAULT_SCRIPT)
+    assert window.trace_combo.count() == len(c.timelines) >= 4
+    assert "step 1 /" in window.step_label.text()
+    assert window.cache_panel.entry_items()
+
+
+def test_stepping_updates_every_panel_and_steps_back(window, qtbot):
+    window.open_script(SEED)
+    c = window.controller
+    for _ in range(12):
+        qtbot.keyClick(window, Qt.Key_F11)
+    snap = c.snapshot
+    assert snap.step == 12
+    assert window.source_view.current_line() == snap.frame.line
+    assert window.bytecode_view.current_offset() == snap.frame.offset
+    assert window.slider.value() == 12
+    qtbot.keyClick(window, Qt.Key_F10, Qt.ShiftModifier)  # step back over
+    assert c.snapshot.step < 12
+    window.actions_by_id["step_back"].trigger()
+    window.slider.setValue(5)
+    assert c.snapshot.step == 5
+
+
+def test_gutter_breakpoint_then_continue_stops_there(window):
+    window.open_script(SEED)
+    line = 21
+    window.source_view.sig_toggle_breakpoint.emit(window.source_view.filename(), line)
+    assert line in window.source_view.breakpoints()
+    assert window.breakpoints_panel is not None
+    window.actions_by_id["continue"].trigger()
+    assert window.controller.snapshot.frame.line == line
+    window.actions_by_id["reverse_continue"].trigger()
+    assert window.controller.snapshot.step == 0 or window.controller.snapshot.frame.line == line
+
+
+def test_clicking_a_guard_jumps_to_the_instruction_that_installed_it(window):
+    window.open_script(SEED)
+    c = window.controller
+    c.goto(len(c.timeline) - 1)
+    guard = next(g for g in c.timeline.guards if g.source_name == "G['cfg'].scale")
+    at = guard.installed_at
+    window.source_tree_panel.sig_guard_selected.emit(at.filename, at.line, at.offset, at.function)
+    assert c.snapshot.frame.line == at.line
+    assert any(g.source_name == "G['cfg'].scale" for g in c.timeline.guards_at(c.snapshot.step))
+
+
+def test_call_again_from_the_guard_editor_shows_the_new_trace(window):
+    window.open_script(SEED)
+    editor = window.guard_editor
+    assert editor.set_expression("cfg.scale", "7")
+    before = len(window.controller.timelines)
+    outcome = editor.call_again()
+    assert outcome.compiled
+    assert len(window.controller.timelines) > before
+    assert window.controller.timeline is outcome.timelines[0]
+    editor.undo_all()
+
+
+def test_a_missing_script_is_reported_not_crashed(window):
+    assert not window.controller.open_script("/no/such/file.py")
+    assert "no such script" in window.log_panel.contents()
