@@ -48,8 +48,9 @@ class DebugController(QObject):
             self.sig_log.emit(f"the script raised {session.error}; showing what ran before it")
         self.sig_log.emit(f"{len(session.functions)} compiled function(s), {len(session.timelines)} trace(s)")
         self.sig_session_loaded.emit()
-        if session.timelines:
-            self.select_timeline(0)
+        if session.timelines:  # the first complete trace; a first attempt that restarted is one click away
+            finals = [i for i, t in enumerate(session.timelines) if not t.outcome.startswith("restarting")]
+            self.select_timeline(finals[0] if finals else 0)
         return True
 
     @property
