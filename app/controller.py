@@ -75,7 +75,8 @@ class DebugController(QObject):
         """A call made from the guard editor may have traced: show the newest trace."""
         self.sig_session_loaded.emit()
         if outcome is not None and outcome.timelines:
-            self.select_timeline(self.timelines.index(outcome.timelines[0]))
+            finals = [t for t in outcome.timelines if not t.outcome.startswith("restarting")]
+            self.select_timeline(self.timelines.index((finals or outcome.timelines)[0]))
 
     # ---- position --------------------------------------------------------------------------
     @property

@@ -159,6 +159,11 @@ class MainWindow(QMainWindow):
         for dock in self.findChildren(QDockWidget):
             view_menu.addAction(dock.toggleViewAction())
 
+    def dock(self, name: str) -> QDockWidget:
+        """A dock by its object name: stack, locals, callstack, sources, breakpoints, graph, cache,
+        breaks, guard_editor, log."""
+        return self.findChild(QDockWidget, name)
+
     def showEvent(self, event):  # noqa: N802 - Qt override
         super().showEvent(event)
         if self._initial_docks:  # sizes only take once the window has a size of its own

@@ -46,6 +46,7 @@ class OutputGraph:
         self.on_node = None
         self.tx = None
         self.side_effects = SideEffects()
+        self.steps = 0  # instructions traced, inlined calls included
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
     # ---- guards -----------------------------------------------------------------

@@ -42,6 +42,7 @@ BINARY_OPERATORS = {
 COMPARE_OPERATORS = {"<": operator.lt, "<=": operator.le, "==": operator.eq,
                      "!=": operator.ne, ">": operator.gt, ">=": operator.ge}
 NULL = NullVariable()
+INSTRUCTION_BUDGET = 2_000_000  # per trace, inlined calls included: an endless loop stops with a reason
 
 
 class InstructionTranslator:
@@ -99,6 +100,12 @@ class InstructionTranslator:
                 return None
             self.ip += 1
             self.steps += 1
+            output = self.output
+            output.steps += 1
+            if output.steps > INSTRUCTION_BUDGET:
+                raise Unsupported(f"the trace ran {INSTRUCTION_BUDGET:,} instructions without returning "
+                                  "(an endless loop?)").at(self.location(),
+                                                           [tx.location() for tx in self.inlining_stack()])
             if self.hook is not None:
                 self.hook.on_step(self, inst)
             handler = dispatch.get(inst.opname)

@@ -85,3 +85,34 @@ def test_call_again_from_the_guard_editor_shows_the_new_trace(window):
 def test_a_missing_script_is_reported_not_crashed(window):
     assert not window.controller.open_script("/no/such/file.py")
     assert "no such script" in window.log_panel.contents()
+
+
+def test_opcode_breakpoint_then_continue_stops_on_that_opcode(window):
+    window.open_script(SEED)
+    window.breakpoints_panel.sig_breakpoint_requested.emit("opcode", "BINARY_OP")
+    assert len(window.controller.breakpoints) == 1
+    window.actions_by_id["continue"].trigger()
+    snap = window.controller.snapshot
+    assert snap.frame.opname == "BINARY_OP"
+    assert window.bytecode_view.current_offset() == snap.frame.offset
+    names = [view.kind for view in snap.frame.stack]
+    assert names[-2:] == ["LazyVariableTracker", "ConstantVariable"]  # x, and cfg.scale baked in
+
+
+@pytest.mark.parametrize("content", ["def broken(:\n    pass\n", b"\x00\x01\x02binary\xff"])
+def test_a_script_with_a_syntax_error_or_binary_content_shows_a_message(window, tmp_path, content):
+    window.open_script(SEED)
+    path = tmp_path / "bad.py"
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    window.open_script(str(path))
+    log = window.log_panel.contents()
+    assert "the script raised" in log and ("SyntaxError" in log or "ValueError" in log)
+    assert window.isVisible()
+
+
+def test_a_script_that_never_compiles_anything_is_explained(window, tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text("print('hello')\n")
+    window.open_script(str(path))
+    assert "0 compiled function(s)" in window.log_panel.contents()
+    assert "hello" in window.log_panel.contents()

@@ -142,3 +142,19 @@ def test_inlining_stack_is_visible_to_a_hook():
     opt.hook = Hook()
     opt(torch.ones(2))
     assert ("top", "mid", "leaf") in seen
+
+
+def test_an_endless_loop_in_traced_code_stops_at_the_instruction_budget(monkeypatch):
+    from tracer import symbolic_convert
+    monkeypatch.setattr(symbolic_convert, "INSTRUCTION_BUDGET", 5_000)
+
+    def spins(x, n):
+        while n > 0:  # n stays positive: the tracer would unroll this forever
+            n = n + 1
+            if n > 10_000_000:
+                break
+        return x + 1
+
+    opt = tracer.compile(spins, fullgraph=True)
+    with pytest.raises(tracer.Unsupported, match="5,000 instructions without returning"):
+        opt(torch.ones(2), 1)
