@@ -240,8 +240,8 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         if inst.opname == "CALL":
             cg.emit("PRECALL", inst.arg)
         jump_label = bc.Label()
-        if len(continuations) == 2:
-            cg.instructions.append(bc.Instr(original_instr.name, jump_label))
+        if len(continuations) == 2:  # the jump now goes forward, to the second resume call
+            cg.instructions.append(bc.Instr(original_instr.name.replace("BACKWARD", "FORWARD"), jump_label))
         else:
             cg.instructions.append(original_instr.copy())
         if not continuations:

@@ -23,7 +23,10 @@ import torch
 
 from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, UserError
-from .resume import make_resume_code
+from .bytecode import decode
+from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
+
+_setup_instructions = setup_instructions  # noqa: E305
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -93,6 +96,7 @@ class CompiledFunction:
         self.last_call: tuple | None = None  # (args, kwargs) of the latest call: "call again"
         self.calls: collections.deque = collections.deque(maxlen=10_000)  # entry id per call; None: a miss
         self.parent = parent
+        self.resume_origin = None  # for a resume function: (the frame it resumes, its prologue length)
         self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
         self._resumes: dict = {}
         self._nested: dict = {}
@@ -232,7 +236,17 @@ class CompiledFunction:
 
     def resume_function(self, decoded, target: int, depth: int, live: list[str],
                         nulls: frozenset = frozenset()) -> "CompiledFunction":
-        """The compiled resume function entering this frame's code at instruction `target`."""
+        """The compiled resume function entering this frame's code at instruction `target`.
+
+        As Dynamo: a break inside a resume function resumes the *original* code, so a loop
+        that breaks on every iteration reuses one resume function instead of nesting new ones.
+        """
+        if self.resume_origin is not None:
+            origin, prologue = self.resume_origin
+            origin_decoded = decode(origin.code)
+            position = decoded_index_to_library(decoded)[target] - prologue + _setup_instructions(origin.code)
+            origin_index = decoded_index_to_library(origin_decoded).index(position)
+            return origin.resume_function(origin_decoded, origin_index, depth, live, nulls)
         key = (target, depth, tuple(live), nulls)
         if key not in self._resumes:
             line = decoded.instructions[target].line
@@ -241,6 +255,7 @@ class CompiledFunction:
             fn = types.FunctionType(code, self.fn.__globals__, name, None, self.fn.__closure__)
             compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
             compiled.hook = self.hook
+            compiled.resume_origin = (self, resume_prologue_length(self.code, depth, nulls))
             self._resumes[key] = compiled
             self.frames.append(compiled)
         return self._resumes[key]

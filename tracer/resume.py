@@ -128,6 +128,22 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     return resumed.to_code()
 
 
+def setup_instructions(code: types.CodeType) -> int:
+    """How many MAKE_CELL / COPY_FREE_VARS open the code (a resume function drops them)."""
+    _, instrs = library_instructions(code)
+    count = 0
+    for instr in instrs:
+        if instr.name not in ("MAKE_CELL", "COPY_FREE_VARS"):
+            break
+        count += 1
+    return count
+
+
+def resume_prologue_length(code: types.CodeType, n_stack: int, nulls: frozenset = frozenset()) -> int:
+    """Instructions a resume function puts before the original code (see make_resume_code)."""
+    return bool(code.co_freevars) + 1 + n_stack + 1
+
+
 def stack_effect(inst) -> int:
     return dis.stack_effect(inst.opcode, inst.arg if inst.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
 
