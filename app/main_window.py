@@ -48,6 +48,8 @@ class MainWindow(QMainWindow):
         self.actions_by_id: dict[str, QAction] = {}
         self._shown_file = None
         self._shown_code = None
+        self._shown_tree = None
+        self._shown_graph = None
         self._build_center()
         self._build_docks()
         self._build_toolbar()
@@ -285,14 +287,21 @@ class MainWindow(QMainWindow):
         self.stack_panel.show_views(frame.stack, previous=previous.frame.stack if same_frame else None)
         self.locals_panel.show_views(frame.locals, previous=previous.frame.locals if same_frame else None)
         self.callstack_panel.show_frames(snapshot.frames)
-        guards = timeline.guards_at(snapshot.step)
-        previous_guards = previous.guard_count if previous is not None else 0
-        seen_sources = [view.source for view in frame.stack if view.source] + \
-            [view.source for _, view in frame.locals if view.source]
-        self.source_tree_panel.show_guards(guards, max(0, len(guards) - previous_guards), seen_sources)
-        nodes = timeline.nodes_at(snapshot.step)
-        previous_nodes = previous.node_count if previous is not None else 0
-        self.graph_panel.show_nodes(nodes, max(0, len(nodes) - previous_nodes))
+        # the two panels that grow with the trace are rebuilt only when they grew (a step costs little)
+        seen_sources = tuple(view.source for view in frame.stack if view.source) + \
+            tuple(view.source for _, view in frame.locals if view.source)
+        tree_key = (id(timeline), snapshot.guard_count, seen_sources)
+        if tree_key != self._shown_tree:
+            guards = timeline.guards_at(snapshot.step)
+            previous_guards = previous.guard_count if previous is not None else 0
+            self.source_tree_panel.show_guards(guards, max(0, len(guards) - previous_guards), seen_sources)
+            self._shown_tree = tree_key
+        graph_key = (id(timeline), snapshot.node_count)
+        if graph_key != self._shown_graph:
+            nodes = timeline.nodes_at(snapshot.step)
+            previous_nodes = previous.node_count if previous is not None else 0
+            self.graph_panel.show_nodes(nodes, max(0, len(nodes) - previous_nodes))
+            self._shown_graph = graph_key
 
     def on_breakpoints_changed(self, breakpoints) -> None:
         self.breakpoints_panel.show_breakpoints(breakpoints)

@@ -211,8 +211,19 @@ def run(args) -> dict:
     log("debugger recording overhead")
     note, recording = recording_overhead([w for w in workloads if w.name in RECORDED],
                                          max(3, repeat // 2))
+    log("app step latency and recorder memory")
+    from .app_latency import memory_per_step, step_latency
+    app = {"latency": step_latency(40 if args.quick else 300), "memory": memory_per_step()}
     return {"machine": machine_info(), "repeat": repeat, "quick": args.quick, "rows": rows,
-            "recording": recording, "recording_note": note}
+            "recording": recording, "recording_note": note, "app": app}
+
+
+def app_lines(results) -> list[str]:
+    latency, memory = results["app"]["latency"], results["app"]["memory"]
+    return [f"App step latency (step command to repainted window, offscreen, a {latency['trace_steps']}-step "
+            f"trace): median {latency['median_ms']:.2f} ms, p90 {latency['p90_ms']:.2f} ms (target < 16 ms).",
+            f"Recorder memory: {memory['bytes_per_step'] / 1024:.1f} KiB per recorded step "
+            f"({memory['steps']} steps)."]
 
 
 def fmt(value) -> str:
@@ -253,6 +264,7 @@ def text_table(results) -> str:
     for r in results["recording"]:
         lines.append(f"  {r['workload']}: {fmt(r['plain'])} ms plain, {fmt(r['recording'])} ms recording, "
                      f"x{fmt(r['ratio'])}")
+    lines += [""] + app_lines(results)
     return "\n".join(lines)
 
 
@@ -266,6 +278,7 @@ def markdown_table(results) -> str:
         lines += ["| workload | plain (ms) | recording (ms) | ratio |", "|---|--:|--:|--:|"]
         lines += [f"| {r['workload']} | {fmt(r['plain'])} | {fmt(r['recording'])} | {fmt(r['ratio'])} |"
                   for r in results["recording"]]
+    lines += [""] + app_lines(results)
     return "\n".join(lines)
 
 

@@ -13,13 +13,23 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 
-PAYLOAD_ROLE = Qt.UserRole + 1  # the row's payload object
-CHANGED_ROLE = Qt.UserRole + 2  # True when the row is highlighted as changed/new
-ITEM_ROLE = Qt.UserRole + 3  # the RowItem itself
+PAYLOAD_ROLE = Qt.UserRole.value + 1  # the row's payload object
+CHANGED_ROLE = Qt.UserRole.value + 2  # True when the row is highlighted as changed/new
+ITEM_ROLE = Qt.UserRole.value + 3  # the RowItem itself
 
 CHANGED_BACKGROUND = QColor("#fff3b0")  # light yellow: changed since the previous step / new at this step
 DIM_FOREGROUND = QColor("#8a8a8a")  # lazy trackers, unguarded sources, disabled breakpoints
 ERROR_FOREGROUND = QColor("#b3261e")  # graph breaks, eager fallbacks
+
+
+# Roles as ints: data() runs for every visible cell on every repaint.
+_BACKGROUNDROLE = Qt.BackgroundRole.value
+_CHECKSTATEROLE = Qt.CheckStateRole.value
+_DISPLAYROLE = Qt.DisplayRole.value
+_FONTROLE = Qt.FontRole.value
+_FOREGROUNDROLE = Qt.ForegroundRole.value
+_TEXTALIGNMENTROLE = Qt.TextAlignmentRole.value
+_TOOLTIPROLE = Qt.ToolTipRole.value
 
 
 @dataclass(eq=False)
@@ -134,34 +144,43 @@ class RowTreeModel(QAbstractItemModel):
             flags |= Qt.ItemIsUserCheckable
         return flags
 
+    def _font(self, mono: bool, italic: bool, bold: bool) -> QFont:
+        """Fonts are made once per style: data() runs for every visible cell on every repaint."""
+        cache = self.__dict__.setdefault("_fonts", {})
+        key = (mono, italic, bold)
+        if key not in cache:
+            font = QFont(self._mono) if mono else QFont()
+            font.setItalic(italic)
+            font.setBold(bold)
+            cache[key] = font
+        return cache[key]
+
     def data(self, index, role=Qt.DisplayRole):
+        role = getattr(role, "value", role)  # PySide6 enums compare ~250x slower than ints
         item = self.item(index)
         if item is None:
             return None
         column = index.column()
-        if role == Qt.DisplayRole:
+        if role == _DISPLAYROLE:
             return str(item.values[column]) if column < len(item.values) else ""
-        if role == Qt.ToolTipRole:
+        if role == _TOOLTIPROLE:
             if item.tooltip:
                 return item.tooltip
             text = str(item.values[column]) if column < len(item.values) else ""
             return text if len(text) > 40 else None
-        if role == Qt.BackgroundRole:
+        if role == _BACKGROUNDROLE:
             return QBrush(CHANGED_BACKGROUND) if item.changed else None
-        if role == Qt.ForegroundRole:
+        if role == _FOREGROUNDROLE:
             if item.error:
                 return QBrush(ERROR_FOREGROUND)
             return QBrush(DIM_FOREGROUND) if item.dim else None
-        if role == Qt.FontRole:
+        if role == _FONTROLE:
             if column not in self.mono_columns and not (item.dim or item.bold):
                 return None
-            font = QFont(self._mono) if column in self.mono_columns else QFont()
-            font.setItalic(item.dim)
-            font.setBold(item.bold)
-            return font
-        if role == Qt.TextAlignmentRole and column in self.centered_columns:
+            return self._font(column in self.mono_columns, item.dim, item.bold)
+        if role == _TEXTALIGNMENTROLE and column in self.centered_columns:
             return int(Qt.AlignCenter)
-        if role == Qt.CheckStateRole and column == 0 and item.checked is not None:
+        if role == _CHECKSTATEROLE and column == 0 and item.checked is not None:
             return Qt.Checked if item.checked else Qt.Unchecked
         if role == PAYLOAD_ROLE:
             return item.payload

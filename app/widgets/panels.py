@@ -59,6 +59,11 @@ class _TreePanel(QWidget):
         self.layout_.addWidget(self.view)
 
     def _fit_columns(self) -> None:
+        """Size columns to their contents when the rows' shape changes, not on every step."""
+        shape = (self.model.rowCount(), self.model.columnCount())
+        if shape == getattr(self, "_fitted_shape", None):
+            return
+        self._fitted_shape = shape
         header = self.view.header()
         for column in range(self.model.columnCount() - 1):
             self.view.resizeColumnToContents(column)

@@ -275,3 +275,46 @@ def test_cli_export_and_explain_never_import_qt(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "o" / "report.html").is_file()
+
+
+TWO_RECOMPILES_AND_A_BREAK = '''
+import torch
+
+class Cfg:
+    def __init__(self):
+        self.scale = 2
+
+cfg = Cfg()
+
+@torch.compile
+def f(x):
+    y = x * cfg.scale
+    print("between graphs")
+    return y + 1
+
+f(torch.ones(2))
+cfg.scale = 3
+f(torch.ones(2))
+cfg.scale = 4
+f(torch.ones(2))
+'''
+
+
+def test_cli_explain_and_export_report_two_recompiles_and_a_break(tmp_path, capsys):
+    script = tmp_path / "two_recompiles.py"
+    script.write_text(TWO_RECOMPILES_AND_A_BREAK)
+    assert cli.main(["explain", str(script)]) == 0
+    text = capsys.readouterr().out
+    assert "G['cfg'].scale == 2, got 3" in text and "G['cfg'].scale == 3, got 4" in text
+    assert "print()" in text and f"{script.name}:13" in text
+    out = tmp_path / "out"
+    assert cli.main(["export", str(script), "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["summary"]["recompiles"] == 2 and report["summary"]["graph_breaks"] >= 1
+
+
+def test_cli_on_a_syntax_error_fails_clearly(tmp_path, capsys):
+    script = tmp_path / "broken.py"
+    script.write_text("def f(:\n")
+    assert cli.main(["explain", str(script)]) != 0
+    assert "SyntaxError" in capsys.readouterr().err

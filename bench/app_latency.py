@@ -1,0 +1,82 @@
+"""The app's step latency and the recorder's memory per step.
+
+Step latency: the time from a step command until the event loop has
+repainted every widget the step changed, on a trace of more than 2,000
+instructions, offscreen (software rendering).  Memory: what a recorded
+trace costs per snapshot, measured with tracemalloc.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+import tracemalloc
+
+SCRIPT = '''
+import torch
+
+class Cfg:
+    def __init__(self):
+        self.scale = 2
+
+cfg = Cfg()
+
+@torch.compile
+def long(x):
+    acc = x
+    for i in range(250):
+        acc = acc * cfg.scale + i
+    return acc
+
+long(torch.ones(4))
+'''
+
+
+def step_latency(steps: int = 200) -> dict:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+    app = QApplication.instance() or QApplication([])
+    from app.main_window import MainWindow
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "long_trace.py")
+        with open(path, "w") as f:
+            f.write(SCRIPT)
+        window = MainWindow()
+        window.resize(1400, 900)
+        window.show()
+        window.open_script(path)
+        app.processEvents()
+        controller = window.controller
+        length = len(controller.timeline)
+        samples = []
+        for _ in range(min(steps, length - 1)):
+            start = time.perf_counter_ns()
+            controller.step_into()
+            app.processEvents()  # delivers the update requests: every changed widget repaints
+            samples.append((time.perf_counter_ns() - start) / 1e6)
+        window.close()
+    return {"trace_steps": length, "median_ms": statistics.median(samples),
+            "p90_ms": statistics.quantiles(samples, n=10)[-1]}
+
+
+def memory_per_step() -> dict:
+    import torch
+
+    import tracer
+    from tracer.debug import record
+
+    def long(x):
+        acc = x
+        for i in range(1000):
+            acc = acc * 2 + i
+        return acc
+
+    opt = tracer.compile(long)
+    recorder = record(opt)
+    tracemalloc.start()
+    opt(torch.ones(4))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    steps = sum(len(t) for t in recorder.timelines)
+    return {"steps": steps, "bytes_per_step": peak / max(steps, 1)}
