@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import itertools
 
-import torch
 
 from ..source import SOURCE_NAMESPACE
-from .kinds import Guard, actual_text, check_one, global_state
+from .kinds import Guard, actual_text, check_one, global_state, leaf_test
 
 
 class GuardSet:
@@ -45,37 +44,6 @@ class GuardSet:
                 where = f"  # {guard.installed_at}" if guard.installed_at else ""
                 return f"{guard.expr}, {actual_text(guard, value)}{where}"
         return None
-
-
-def _leaf_test(guard: Guard, v: str, const) -> str:
-    """The specialised check of one guard on the variable `v` holding its source's value."""
-    e = guard.expected
-    kind = guard.kind
-    if kind == "TENSOR_MATCH":
-        return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} "
-                f"and {v}.device == {const(e.device)} and {v}.requires_grad is {e.requires_grad} "
-                f"and {v}.size() == {const(e.size)} and {v}.stride() == {const(e.stride)}")
-    if kind == "TYPE_MATCH":
-        return f"type({v}) is {const(e)}"
-    if kind == "ID_MATCH":
-        return f"{v} is {const(e)}"
-    if kind == "EQUALS_MATCH":
-        return f"type({v}) is {const(type(e))} and {v} == {const(e)}"
-    if kind == "NONE_MATCH":
-        return f"{v} is None"
-    if kind == "TRUE_MATCH":
-        return f"{v} is True"
-    if kind == "FALSE_MATCH":
-        return f"{v} is False"
-    if kind == "LENGTH_CHECK":
-        return f"len({v}) == {e}"
-    if kind == "TUPLE_ITERATOR_LEN":
-        return f"_iter_len({v}) == {e}"
-    if kind == "DICT_KEYS_MATCH":
-        return f"tuple({v}.keys()) == {const(e)}"
-    if kind == "DICT_CONTAINS":
-        return f"({const(e[0])} in {v}) is {e[1]}"
-    raise ValueError(f"unknown guard kind {kind}")
 
 
 class _Node:
@@ -128,7 +96,7 @@ def _compile(guards: tuple[Guard, ...]):
         lines.append(f"{var} = {node.source.accessor(base_var)}")
         # cheap identity and type checks first, tensor metadata last
         for guard in sorted(node.guards, key=lambda g: g.kind == "TENSOR_MATCH"):
-            lines.append(f"if not ({_leaf_test(guard, var, const)}): return False")
+            lines.append(f"if not ({leaf_test(guard, var, const)}): return False")
         for child in node.children.values():
             emit(child, var)
 

@@ -109,36 +109,56 @@ def global_state() -> tuple[tuple[str, object], ...]:
     )
 
 
+def leaf_test(guard: Guard, v: str, const) -> str:
+    """The check of one guard, as Python over the variable `v` holding its source's value.
+
+    The one definition of what each kind means: the compiled guard tree and the slow
+    path (`check_one`) are both made from it.
+    """
+    e = guard.expected
+    kind = guard.kind
+    if kind == "TENSOR_MATCH":
+        return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} "
+                f"and {v}.device == {const(e.device)} and {v}.requires_grad is {e.requires_grad} "
+                f"and {v}.size() == {const(e.size)} and {v}.stride() == {const(e.stride)}")
+    if kind == "TYPE_MATCH":
+        return f"type({v}) is {const(e)}"
+    if kind == "ID_MATCH":
+        return f"{v} is {const(e)}"
+    if kind == "EQUALS_MATCH":
+        return f"type({v}) is {const(type(e))} and {v} == {const(e)}"
+    if kind == "NONE_MATCH":
+        return f"{v} is None"
+    if kind == "TRUE_MATCH":
+        return f"{v} is True"
+    if kind == "FALSE_MATCH":
+        return f"{v} is False"
+    if kind == "LENGTH_CHECK":
+        return f"len({v}) == {e}"
+    if kind == "TUPLE_ITERATOR_LEN":
+        return f"_iter_len({v}) == {e}"
+    if kind == "DICT_KEYS_MATCH":
+        return f"tuple({v}.keys()) == {const(e)}"
+    if kind == "DICT_CONTAINS":
+        return f"({const(e[0])} in {v}) is {e[1]}"
+    raise ValueError(f"unknown guard kind {kind}")
+
+
 def check_one(guard: Guard, value) -> bool:
     """Evaluate a single guard against an already-fetched value (the slow path)."""
-    kind, expected = guard.kind, guard.expected
-    if kind == "TENSOR_MATCH":
-        return isinstance(value, torch.Tensor) and TensorMeta.of(value) == expected
-    if kind == "TYPE_MATCH":
-        return type(value) is expected
-    if kind == "ID_MATCH":
-        return value is expected
-    if kind == "EQUALS_MATCH":
-        return type(value) is type(expected) and value == expected
-    if kind == "NONE_MATCH":
-        return value is None
-    if kind == "TRUE_MATCH":
-        return value is True
-    if kind == "FALSE_MATCH":
-        return value is False
-    if kind == "DICT_CONTAINS":
-        key, present = expected
-        return (key in value) == present
-    if kind == "LENGTH_CHECK":
-        return len(value) == expected
-    if kind == "TUPLE_ITERATOR_LEN":
-        from ..source import iterator_remaining
-        return len(iterator_remaining(value)) == expected
-    if kind == "DICT_KEYS_MATCH":
-        return isinstance(value, dict) and tuple(value.keys()) == expected
-    if kind == "GLOBAL_STATE":
-        return global_state() == expected
-    raise ValueError(f"unknown guard kind {kind}")
+    if guard.kind == "GLOBAL_STATE":
+        return global_state() == guard.expected
+    consts: dict = {}
+
+    def const(v) -> str:
+        name = f"_c{len(consts)}"
+        consts[name] = v
+        return name
+
+    from ..source import SOURCE_NAMESPACE
+    test = leaf_test(guard, "value", const)
+    return bool(eval(test, {"__builtins__": {"type": type, "len": len, "tuple": tuple}, **SOURCE_NAMESPACE,
+                            **consts}, {"value": value}))
 
 
 def actual_text(guard: Guard, value) -> str:
