@@ -13,7 +13,7 @@ import itertools
 
 
 from ..source import SOURCE_NAMESPACE
-from .kinds import Guard, actual_text, check_one, global_state, leaf_test
+from .kinds import Guard, actual_text, check_one, leaf_test
 
 
 class GuardSet:
@@ -76,7 +76,7 @@ def build_tree(guards) -> tuple[list[Guard], dict[str, _Node]]:
 
 def _compile(guards: tuple[Guard, ...]):
     """Generate `check(L, G) -> bool`: each accessor once, leaves specialised, in tree order."""
-    consts: dict[str, object] = {"_global_state": global_state}
+    consts: dict[str, object] = {}
     lines: list[str] = []
     counter = itertools.count()
 
@@ -87,7 +87,7 @@ def _compile(guards: tuple[Guard, ...]):
 
     state, roots = build_tree(guards)
     for guard in state:
-        lines.append(f"if _global_state() != {const(guard.expected)}: return False")
+        lines.append(f"if not ({leaf_test(guard, None, const)}): return False")
 
     variables = itertools.count()
 

@@ -100,13 +100,18 @@ def _short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+# The process-wide switches that change what a graph computes, each with its C reader.
+# Every value is a singleton (a bool or a dtype), so the compiled check compares with `is`.
+GLOBAL_STATE_READERS = (
+    ("grad_mode", torch.is_grad_enabled),
+    ("default_dtype", torch.get_default_dtype),
+    ("deterministic_algorithms", torch._C._get_deterministic_algorithms),
+)
+
+
 def global_state() -> tuple[tuple[str, object], ...]:
-    """The process-wide switches that change what a graph computes."""
-    return (
-        ("grad_mode", torch.is_grad_enabled()),
-        ("default_dtype", torch.get_default_dtype()),
-        ("deterministic_algorithms", torch.are_deterministic_algorithms_enabled()),
-    )
+    """The process-wide switches that change what a graph computes, as (name, value) pairs."""
+    return tuple((name, read()) for name, read in GLOBAL_STATE_READERS)
 
 
 def leaf_test(guard: Guard, v: str, const) -> str:
@@ -117,10 +122,15 @@ def leaf_test(guard: Guard, v: str, const) -> str:
     """
     e = guard.expected
     kind = guard.kind
+    if kind == "GLOBAL_STATE":  # reads no source: each switch through its C reader
+        readers = dict(GLOBAL_STATE_READERS)
+        return " and ".join(f"{const(readers[name])}() is {const(value)}" for name, value in e)
     if kind == "TENSOR_MATCH":
-        return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} "
-                f"and {v}.device == {const(e.device)} and {v}.requires_grad is {e.requires_grad} "
-                f"and {v}.size() == {const(e.size)} and {v}.stride() == {const(e.stride)}")
+        # `is_cpu` is one flag read where `device` builds a device object; a CPU device has no index
+        device = f"{v}.is_cpu" if e.device.type == "cpu" else f"{v}.device == {const(e.device)}"
+        return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
+                f"and {v}.requires_grad is {e.requires_grad} "
+                f"and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}")
     if kind == "TYPE_MATCH":
         return f"type({v}) is {const(e)}"
     if kind == "ID_MATCH":
@@ -146,8 +156,6 @@ def leaf_test(guard: Guard, v: str, const) -> str:
 
 def check_one(guard: Guard, value) -> bool:
     """Evaluate a single guard against an already-fetched value (the slow path)."""
-    if guard.kind == "GLOBAL_STATE":
-        return global_state() == guard.expected
     consts: dict = {}
 
     def const(v) -> str:
