@@ -8,8 +8,8 @@
 """
 from .eval_frame import CacheEntry, CompiledFunction, CompileEvent, GraphBreak, compile, reset
 from .explain import ExplainOutput, explain
-from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
+from .exc import CacheLimitExceeded, InternalTracerWarning, ScriptStopped, Unsupported, UserError
 from .guards import Guard
 
 __all__ = ["compile", "reset", "explain", "ExplainOutput", "CompiledFunction", "CacheEntry", "CompileEvent", "GraphBreak", "Guard",
-           "Unsupported", "UserError", "CacheLimitExceeded", "InternalTracerWarning"]
+           "Unsupported", "UserError", "CacheLimitExceeded", "InternalTracerWarning", "ScriptStopped"]

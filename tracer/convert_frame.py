@@ -102,6 +102,9 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEn
         except Exception as error:  # a bug of ours: never the user's problem
             _notify(hook, "on_trace_end", f"internal error: {error}")
             return internal_error(owner, compile_id, error)
+        except BaseException as error:  # stopped from outside (Ctrl+C, a session's Stop): say so, then go
+            _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})")
+            raise
         try:
             if result is None:
                 entry = compile_break(owner, compile_id, tx, output, first_error)

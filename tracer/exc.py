@@ -62,3 +62,11 @@ class CacheLimitExceeded(Warning):
 
 class InternalTracerWarning(Warning):
     """The tracer hit a bug of its own; the frame ran eagerly instead."""
+
+
+class ScriptStopped(BaseException):
+    """Raised inside a session's script when the user stops it.
+
+    A BaseException, like KeyboardInterrupt, so that the script's own
+    `except Exception` cannot swallow it.
+    """

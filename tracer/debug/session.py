@@ -1,7 +1,8 @@
 """Sessions over real scripts: run an unmodified script under the engine and keep everything.
 
 `Session(path).run()` executes the script with `torch.compile` routed to
-`tracer.compile` and a Recorder attached to every compiled function, then
+`tracer.compile` and a Recorder attached to every compiled function
+(`start()` does it in a worker thread that `stop()` can interrupt), then
 offers what the app's panels and the guard editor need: the compiled frames,
 their calls, cache entries, compile events and timelines; calling a function
 again with its last arguments; editing a module global (undoably) and seeing
@@ -10,15 +11,20 @@ whether the next call hits the cache or recompiles, and why.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import os
+import threading
+import time
 from dataclasses import dataclass, field
 
 from ..eval_frame import CompiledFunction
-from ..exc import UserError
+from ..exc import ScriptStopped, UserError
 from ..guards.whatif import Prediction, StateEditor, predict
 from ..script import run_script
 from .recorder import Recorder, Timeline, record
+
+STOP_GRACE_S = 2.0  # how long `run(timeout=...)` waits for a stopped script to unwind
 
 
 @dataclass
@@ -48,28 +54,105 @@ class Session:
         self.argv = list(argv or [])
         self.recorder = Recorder()
         self.functions: list[CompiledFunction] = []
-        self.stdout = ""
         self.error: str | None = None
         self._editors: dict[int, StateEditor] = {}
+        self._stdout = io.StringIO()
+        self._thread: threading.Thread | None = None
+        self._finished = threading.Event()
+        self._lock = threading.Lock()
+        self._in_script = False
+        self._stop_requested = False
+        self._started = 0.0
 
     # ---- running ----------------------------------------------------------------------
-    def run(self) -> "Session":
-        buffer = io.StringIO()
+    def run(self, timeout: float | None = None) -> "Session":
+        """Run the script to its end in this thread; with a timeout, in a worker that is stopped then."""
+        if timeout is None:
+            self._execute()
+            return self
+        self.start()
+        if not self.wait(timeout):
+            self.stop()
+            self.wait(STOP_GRACE_S)
+        return self
+
+    def start(self) -> "Session":
+        """Run the script in a worker thread and return at once: the caller stays responsive."""
+        if self._thread is not None:
+            raise UserError("this session has already run its script")
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._execute_in_worker, name=f"standin: {self.path}", daemon=True)
+        self._thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and not self._finished.is_set()
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self._started if self._started else 0.0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a started script; True once it has finished."""
+        return self._finished.wait(timeout) if self._thread is not None else True
+
+    def stop(self) -> bool:
+        """Stop a running script at its next Python instruction; what it recorded so far is kept.
+
+        The stop is an exception raised inside the script's thread.  A script blocked
+        inside one C call (a long `time.sleep`, a socket read) stops when that call returns.
+        """
+        with self._lock:
+            if not self.running or self._stop_requested:
+                return False
+            self._stop_requested = True
+            if self._in_script:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread.ident),
+                                                           ctypes.py_object(ScriptStopped))
+        return True
+
+    def _execute_in_worker(self) -> None:
+        try:
+            self._execute()
+        except ScriptStopped:  # the stop arrived after the script itself had finished
+            self.error = self.error or self._stopped_message()
+        finally:
+            self._finished.set()
+
+    def _execute(self) -> None:
         recorder = self.recorder
 
         def on_compiled(compiled: CompiledFunction) -> None:
             record(compiled, recorder)
             self.functions.append(compiled)
 
+        self._started = self._started or time.monotonic()
         try:
-            with contextlib.redirect_stdout(buffer):
-                run_script(self.path, self.argv, on_compiled=on_compiled)
+            with contextlib.redirect_stdout(self._stdout):
+                with self._lock:
+                    self._in_script = True
+                try:
+                    run_script(self.path, self.argv, on_compiled=on_compiled)
+                finally:
+                    with self._lock:
+                        self._in_script = False
         except SystemExit:
             pass
+        except ScriptStopped:
+            self.error = self._stopped_message()
         except BaseException as error:  # the user's script failed: keep what ran
             self.error = f"{type(error).__name__}: {error}"
-        self.stdout = buffer.getvalue()
-        return self
+        finally:
+            self._finished.set()
+
+    def _stopped_message(self) -> str:
+        return f"ScriptStopped: stopped by the user after {self.elapsed:.1f} s"
+
+    @property
+    def stdout(self) -> str:
+        """What the script printed (so far, while it runs)."""
+        return self._stdout.getvalue()
 
     @property
     def timelines(self) -> list[Timeline]:
