@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from tracer.debug import (ConditionBreakpoint, LineBreakpoint, Navigator, OffsetBreakpoint, OpcodeBreakpoint,
                           Session, depth_exceeds, graph_break, guard_installed_on, top_is_tensor)
 from tracer.exc import UserError
+
+POLL_MS = 40  # how often the window looks at a running script
+BLOCKED_NOTICE_S = 2.0  # a stop not done by then: the script sits in a C call
 
 
 class DebugController(QObject):
@@ -23,6 +26,9 @@ class DebugController(QObject):
     sig_breakpoints_changed = Signal(list)
     sig_log = Signal(str)
     sig_error = Signal(str)
+    sig_running = Signal(bool, str)  # a script started (True, its name) or finished (False, "")
+    sig_progress = Signal(float)  # seconds the running script has run
+    sig_run_finished = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -31,27 +37,79 @@ class DebugController(QObject):
         self.navigator: Navigator | None = None
         self.breakpoints: list = []
         self._previous = None
+        self.running: Session | None = None  # a script still running in its worker
+        self._stop_asked_at: float | None = None
+        self._poll = QTimer(self)
+        self._poll.setInterval(POLL_MS)
+        self._poll.timeout.connect(self._check_running)
 
     # ---- sessions ----------------------------------------------------------------------
-    def open_script(self, path: str) -> bool:
+    def open_script(self, path: str, wait: bool = False) -> bool:
+        """Start running a script in a worker; the window stays live and the current session
+        stays shown until the new one has finished.  With `wait`, return once it has."""
+        if self.running is not None:
+            self.sig_error.emit(f"{os.path.basename(self.running.path)} is still running: stop it first")
+            return False
         try:
             session = Session(path)
         except UserError as error:
             self.sig_error.emit(str(error))
             return False
         self.sig_log.emit(f"running {path} under Standin's tracer ...")
-        session.run()
-        self.session = session
+        self.running = session.start()
+        self.sig_running.emit(True, os.path.basename(path))
+        self._poll.start()
+        if wait:
+            loop = QEventLoop()
+            self.sig_run_finished.connect(loop.quit)
+            if self.running is not None:
+                loop.exec()
+            self.sig_run_finished.disconnect(loop.quit)
+        return True
+
+    def stop_script(self) -> None:
+        """Stop the running script; what it traced so far is kept and shown."""
+        session = self.running
+        if session is None:
+            return
+        if session.stop():
+            self.sig_log.emit(f"stopping {os.path.basename(session.path)} ...")
+            self._stop_asked_at = session.elapsed
+
+    def _check_running(self) -> None:
+        session = self.running
+        if session is None:
+            self._poll.stop()
+            return
+        if session.running:
+            self.sig_progress.emit(session.elapsed)
+            if self._stop_asked_at is not None and session.elapsed - self._stop_asked_at > BLOCKED_NOTICE_S:
+                self.sig_log.emit("the script is blocked inside a C call (a sleep, a read); it stops "
+                                  "when that call returns — the window and the current session are unaffected")
+                self._stop_asked_at = None
+            return
+        self._poll.stop()
+        self.running, self._stop_asked_at = None, None
+        self.sig_running.emit(False, "")
+        self._adopt(session)
+        self.sig_run_finished.emit()
+
+    def _adopt(self, session: Session) -> None:
         if session.stdout:
             self.sig_log.emit(session.stdout.rstrip())
+        if session.error and not session.functions and self.session is not None:
+            self.sig_log.emit(f"the script raised {session.error}; nothing was compiled, "
+                              f"so {os.path.basename(self.session.path)} stays open")
+            self.sig_error.emit(f"{os.path.basename(session.path)}: {session.error}")
+            return
         if session.error:
             self.sig_log.emit(f"the script raised {session.error}; showing what ran before it")
+        self.session = session
         self.sig_log.emit(f"{len(session.functions)} compiled function(s), {len(session.timelines)} trace(s)")
         self.sig_session_loaded.emit()
         if session.timelines:  # the first complete trace; a first attempt that restarted is one click away
             finals = [i for i, t in enumerate(session.timelines) if not t.outcome.startswith("restarting")]
             self.select_timeline(finals[0] if finals else 0)
-        return True
 
     @property
     def script_path(self) -> str | None:
@@ -146,7 +204,7 @@ class DebugController(QObject):
         self.sig_breakpoints_changed.emit(self.breakpoints)
 
     def add_breakpoint(self, kind: str, text: str) -> None:
-        """From the breakpoints panel: kind is Opcode, Line, Tensor on top, Guard on, Graph break, Depth."""
+        """From the breakpoints panel: kind is opcode, line, offset, top_is_tensor, guard_on, graph_break, depth."""
         text = text.strip()
         try:
             bp = self._make_breakpoint(kind, text)
@@ -156,8 +214,29 @@ class DebugController(QObject):
         self.breakpoints.append(bp)
         self.sig_breakpoints_changed.emit(self.breakpoints)
 
+    def breakpoint_specs(self) -> list[tuple[str, str, bool]]:
+        """Every breakpoint as (kind, text, enabled): what `add_breakpoint` would take to remake it."""
+        return [(*spec_of(bp), bp.enabled) for bp in self.breakpoints]
+
+    def restore_breakpoints(self, specs) -> None:
+        """Remake saved breakpoints; one that no longer parses is skipped with a note in the log."""
+        for kind, text, enabled in specs:
+            try:
+                bp = self._make_breakpoint(kind, text)
+            except ValueError as error:
+                self.sig_log.emit(f"a saved breakpoint was dropped ({kind} {text!r}): {error}")
+                continue
+            bp.enabled = enabled
+            self.breakpoints.append(bp)
+        self.sig_breakpoints_changed.emit(self.breakpoints)
+
     def _make_breakpoint(self, kind: str, text: str):
         kind = kind.lower()
+        if kind.startswith("offset"):
+            function, _, offset = text.rpartition(":")
+            if not (function and offset.isdigit()):
+                raise ValueError("an offset breakpoint is FUNCTION:OFFSET")
+            return OffsetBreakpoint(function=function, offset=int(offset))
         if kind.startswith("opcode"):
             if not text.isupper():
                 raise ValueError(f"an opcode name such as CALL or LOAD_ATTR, not {text!r}")
@@ -197,4 +276,19 @@ class DebugController(QObject):
         return {bp.offset for bp in self.breakpoints if isinstance(bp, OffsetBreakpoint) and bp.function == function}
 
 
-__all__ = ["DebugController", "ConditionBreakpoint"]
+def spec_of(bp) -> tuple[str, str]:
+    """(kind, text) of a breakpoint, in the words of the breakpoints panel."""
+    if isinstance(bp, OpcodeBreakpoint):
+        return "opcode", bp.opname
+    if isinstance(bp, LineBreakpoint):
+        return "line", f"{bp.filename}:{bp.line}"
+    if isinstance(bp, OffsetBreakpoint):
+        return "offset", f"{bp.function}:{bp.offset}"
+    text = bp.describe()
+    for prefix, kind in (("guard installed on ", "guard_on"), ("inlining depth > ", "depth")):
+        if text.startswith(prefix):
+            return kind, text[len(prefix):]
+    return {"top of stack is a tensor": "top_is_tensor", "graph break": "graph_break"}.get(text, text), ""
+
+
+__all__ = ["DebugController", "ConditionBreakpoint", "spec_of"]

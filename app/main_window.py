@@ -12,9 +12,11 @@ import sys
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow,
-                               QMessageBox, QScrollArea, QSlider, QSplitter, QToolBar, QVBoxLayout, QWidget)
+                               QMessageBox, QProgressBar, QScrollArea, QSlider, QSplitter, QToolBar, QVBoxLayout,
+                               QWidget)
 
 from .controller import DebugController
+from .settings import Settings
 from .widgets.bytecode_view import BytecodeView
 from .widgets.graph_view import GraphPanel
 from .widgets.guard_editor import GuardEditor
@@ -40,9 +42,10 @@ STEP_ACTIONS = (
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, controller: DebugController | None = None):
+    def __init__(self, controller: DebugController | None = None, settings: Settings | None = None):
         super().__init__()
         self.controller = controller or DebugController(self)
+        self.settings = settings or Settings()
         self.setWindowTitle("Standin — a debugger for PyTorch's tracing")
         self.resize(1500, 950)
         self.actions_by_id: dict[str, QAction] = {}
@@ -50,11 +53,14 @@ class MainWindow(QMainWindow):
         self._shown_code = None
         self._shown_tree = None
         self._shown_graph = None
+        self._running_name = ""
         self._build_center()
         self._build_docks()
         self._build_toolbar()
+        self._build_status()
         self._build_menu()
         self._wire()
+        self._restore_settings()
 
     # ---- layout -------------------------------------------------------------------------
     def _build_center(self) -> None:
@@ -134,6 +140,11 @@ class MainWindow(QMainWindow):
         open_action = QAction("Open…", self, shortcut=QKeySequence.Open, triggered=self.open_dialog)
         self.actions_by_id["open"] = open_action
         toolbar.addAction(open_action)
+        stop_action = QAction("Stop", self, shortcut=QKeySequence("Shift+F5"), triggered=self.controller.stop_script)
+        stop_action.setToolTip("Stop the running script (Shift+F5); what it traced so far is kept")
+        stop_action.setEnabled(False)
+        self.actions_by_id["stop"] = stop_action
+        toolbar.addAction(stop_action)
         toolbar.addSeparator()
         for action_id, label, shortcut, method in STEP_ACTIONS:
             action = QAction(label, self)
@@ -146,9 +157,22 @@ class MainWindow(QMainWindow):
             if action_id in ("step_back", "continue"):
                 toolbar.addSeparator()
 
+    def _build_status(self) -> None:
+        """A busy bar and the running time while a script runs; Stop sits in the toolbar."""
+        self.run_label = QLabel()
+        self.run_progress = QProgressBar()
+        self.run_progress.setRange(0, 0)  # busy: a script's length is not known in advance
+        self.run_progress.setMaximumWidth(160)
+        self.run_progress.setMaximumHeight(14)
+        for widget in (self.run_label, self.run_progress):
+            self.statusBar().addPermanentWidget(widget)
+            widget.hide()
+
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addAction(self.actions_by_id["open"])
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        file_menu.addAction(self.actions_by_id["stop"])
         export = QAction("Export graphs and guard reports…", self, triggered=self.export_dialog)
         self.actions_by_id["export"] = export
         file_menu.addAction(export)
@@ -183,6 +207,8 @@ class MainWindow(QMainWindow):
         c.sig_breakpoints_changed.connect(self.on_breakpoints_changed)
         c.sig_log.connect(self.log_panel.append)
         c.sig_error.connect(self.on_error)
+        c.sig_running.connect(self.on_running)
+        c.sig_progress.connect(self.on_progress)
         self.trace_combo.currentIndexChanged.connect(self._on_trace_selected)
         self.slider.valueChanged.connect(self._on_slider)
         self.source_view.sig_toggle_breakpoint.connect(c.toggle_line_breakpoint)
@@ -200,9 +226,41 @@ class MainWindow(QMainWindow):
         self.guard_editor.sig_called.connect(c.refresh_after_call)
         self.guard_editor.sig_prediction.connect(lambda text: self.log_panel.append(f"what-if: {text}"))
 
+    # ---- settings --------------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        if self.settings.restore_layout(self):
+            self._initial_docks = None  # the user's own dock sizes win over the defaults
+        self.controller.restore_breakpoints(self.settings.breakpoints())
+        self._fill_recent_menu()
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.recent_files()
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_script(p))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def closeEvent(self, event):  # noqa: N802 - Qt override
+        self.controller.stop_script()
+        self.settings.save_layout(self)
+        self.settings.set_breakpoints(self.controller.breakpoint_specs())
+        self.settings.sync()
+        super().closeEvent(event)
+
     # ---- slots ---------------------------------------------------------------------------
-    def open_script(self, path: str) -> bool:
-        return self.controller.open_script(path)
+    def open_script(self, path: str, wait: bool = False) -> bool:
+        """Run a script under the engine; with `wait`, return once it has finished (tests, scripts)."""
+        return self.controller.open_script(path, wait=wait)
+
+    def on_running(self, running: bool, name: str) -> None:
+        self.actions_by_id["stop"].setEnabled(running)
+        self.run_progress.setVisible(running)
+        self.run_label.setVisible(running)
+        self.run_label.setText(f"running {name} …" if running else "")
+        self._running_name = name
+
+    def on_progress(self, seconds: float) -> None:
+        self.run_label.setText(f"running {self._running_name} … {seconds:.0f} s")
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a script that uses torch.compile", "", "Python (*.py)")
@@ -230,6 +288,8 @@ class MainWindow(QMainWindow):
     def on_session_loaded(self) -> None:
         session = self.controller.session
         self.setWindowTitle(f"Standin — {os.path.basename(session.path)}")
+        self.settings.add_recent(session.path)
+        self._fill_recent_menu()
         self.cache_panel.show_functions(session.functions)
         self.breaks_panel.show_functions(session.functions)
         self.guard_editor.set_session(session)
@@ -305,6 +365,7 @@ class MainWindow(QMainWindow):
 
     def on_breakpoints_changed(self, breakpoints) -> None:
         self.breakpoints_panel.show_breakpoints(breakpoints)
+        self.settings.set_breakpoints(self.controller.breakpoint_specs())
         if self._shown_file:
             self.source_view.set_breakpoints(self.controller.line_breakpoints(self._shown_file))
         snapshot = self.controller.snapshot

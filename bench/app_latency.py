@@ -45,7 +45,7 @@ def step_latency(steps: int = 200) -> dict:
         window = MainWindow()
         window.resize(1400, 900)
         window.show()
-        window.open_script(path)
+        window.open_script(path, wait=True)
         app.processEvents()
         controller = window.controller
         length = len(controller.timeline)

@@ -29,7 +29,7 @@ def main(out_dir: str) -> list[str]:
     window = MainWindow()
     window.resize(1600, 1000)
     window.show()
-    window.open_script(DEFAULT_SCRIPT)
+    window.open_script(DEFAULT_SCRIPT, wait=True)
     c = window.controller
     timeline = c.timeline
     shots = []

@@ -21,7 +21,7 @@ def window(qtbot):
 
 
 def test_opens_the_bundled_tour_and_shows_the_first_step(window):
-    assert window.open_script(DEFAULT_SCRIPT)
+    assert window.open_script(DEFAULT_SCRIPT, wait=True)
     c = window.controller
     assert c.timeline is not None and c.snapshot.step == 0
     assert window.source_view.filename() == os.path.abspath(DEFAULT_SCRIPT)
@@ -31,7 +31,7 @@ def test_opens_the_bundled_tour_and_shows_the_first_step(window):
 
 
 def test_stepping_updates_every_panel_and_steps_back(window, qtbot):
-    window.open_script(SEED)
+    window.open_script(SEED, wait=True)
     c = window.controller
     for _ in range(12):
         qtbot.keyClick(window, Qt.Key_F11)
@@ -48,7 +48,7 @@ def test_stepping_updates_every_panel_and_steps_back(window, qtbot):
 
 
 def test_gutter_breakpoint_then_continue_stops_there(window):
-    window.open_script(SEED)
+    window.open_script(SEED, wait=True)
     line = 21
     window.source_view.sig_toggle_breakpoint.emit(window.source_view.filename(), line)
     assert line in window.source_view.breakpoints()
@@ -60,7 +60,7 @@ def test_gutter_breakpoint_then_continue_stops_there(window):
 
 
 def test_clicking_a_guard_jumps_to_the_instruction_that_installed_it(window):
-    window.open_script(SEED)
+    window.open_script(SEED, wait=True)
     c = window.controller
     c.goto(len(c.timeline) - 1)
     guard = next(g for g in c.timeline.guards if g.source_name == "G['cfg'].scale")
@@ -71,7 +71,7 @@ def test_clicking_a_guard_jumps_to_the_instruction_that_installed_it(window):
 
 
 def test_call_again_from_the_guard_editor_shows_the_new_trace(window):
-    window.open_script(SEED)
+    window.open_script(SEED, wait=True)
     editor = window.guard_editor
     assert editor.set_expression("cfg.scale", "7")
     before = len(window.controller.timelines)
@@ -88,7 +88,7 @@ def test_a_missing_script_is_reported_not_crashed(window):
 
 
 def test_opcode_breakpoint_then_continue_stops_on_that_opcode(window):
-    window.open_script(SEED)
+    window.open_script(SEED, wait=True)
     window.breakpoints_panel.sig_breakpoint_requested.emit("opcode", "BINARY_OP")
     assert len(window.controller.breakpoints) == 1
     window.actions_by_id["continue"].trigger()
@@ -101,10 +101,10 @@ def test_opcode_breakpoint_then_continue_stops_on_that_opcode(window):
 
 @pytest.mark.parametrize("content", ["def broken(:\n    pass\n", b"\x00\x01\x02binary\xff"])
 def test_a_script_with_a_syntax_error_or_binary_content_shows_a_message(window, tmp_path, content):
-    window.open_script(SEED)
+    window.open_script(SEED, wait=True)
     path = tmp_path / "bad.py"
     path.write_bytes(content.encode() if isinstance(content, str) else content)
-    window.open_script(str(path))
+    window.open_script(str(path), wait=True)
     log = window.log_panel.contents()
     assert "the script raised" in log and ("SyntaxError" in log or "ValueError" in log)
     assert window.isVisible()
@@ -113,6 +113,61 @@ def test_a_script_with_a_syntax_error_or_binary_content_shows_a_message(window, 
 def test_a_script_that_never_compiles_anything_is_explained(window, tmp_path):
     path = tmp_path / "plain.py"
     path.write_text("print('hello')\n")
-    window.open_script(str(path))
+    window.open_script(str(path), wait=True)
     assert "0 compiled function(s)" in window.log_panel.contents()
     assert "hello" in window.log_panel.contents()
+
+
+def test_a_script_that_loops_forever_runs_in_the_background_and_can_be_stopped(window, qtbot, tmp_path):
+    window.open_script(SEED, wait=True)
+    seed_session = window.controller.session
+    path = tmp_path / "forever.py"
+    path.write_text(open(SEED).read() + "\nwhile True:\n    pass\n")
+    assert window.open_script(str(path))  # returns at once: the window stays live
+    stop = window.actions_by_id["stop"]
+    qtbot.waitUntil(lambda: stop.isEnabled() and window.run_progress.isVisible())
+    assert window.controller.session is seed_session  # still showing the old session while it runs
+    qtbot.waitUntil(lambda: "s" in window.run_label.text() and "running forever.py" in window.run_label.text())
+    assert not window.open_script(SEED)  # one script at a time, said clearly
+    assert "still running" in window.log_panel.contents()
+    stop.trigger()
+    qtbot.waitUntil(lambda: not stop.isEnabled(), timeout=10_000)
+    session = window.controller.session
+    assert session is not seed_session and session.error.startswith("ScriptStopped")
+    assert session.timelines and window.controller.timeline is not None  # what ran is kept and shown
+    assert not window.run_progress.isVisible()
+
+
+def test_a_failing_script_that_compiled_nothing_keeps_the_current_session(window, tmp_path):
+    window.open_script(SEED, wait=True)
+    seed_session = window.controller.session
+    path = tmp_path / "raises.py"
+    path.write_text("raise RuntimeError('import failed')\n")
+    window.open_script(str(path), wait=True)
+    assert window.controller.session is seed_session
+    assert "import failed" in window.log_panel.contents() and "stays open" in window.log_panel.contents()
+
+
+def test_breakpoints_recent_scripts_and_layout_persist(qtbot):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    first.open_script(SEED, wait=True)
+    first.controller.add_breakpoint("opcode", "LOAD_ATTR")
+    first.controller.add_breakpoint("guard_on", "G['cfg']*")
+    first.controller.toggle_line_breakpoint(os.path.abspath(SEED), 12)
+    first.controller.set_breakpoint_enabled(0, False)
+    first.dock("log").hide()
+    first.close()
+
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    assert second.controller.breakpoint_specs() == [
+        ("opcode", "LOAD_ATTR", False), ("guard_on", "G['cfg']*", True), ("line", f"{os.path.abspath(SEED)}:12", True)]
+    assert [a.text() for a in second.recent_menu.actions()] == [os.path.abspath(SEED)]
+    assert second.dock("log").isHidden()
+    second.recent_menu.actions()[0].trigger()
+    qtbot.waitUntil(lambda: second.controller.session is not None and second.controller.running is None,
+                    timeout=30_000)
+    assert second.controller.session.path == os.path.abspath(SEED)
