@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=SCRIPT_ARGS)
     export.add_argument("script", help="a Python script that uses torch.compile")
     export.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created if missing)")
+    export.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                        help="stop the script after this long and export what it traced (Ctrl+C does too)")
 
     explain = sub.add_parser(
         "explain", help="run a script headless and print what was compiled, broken and recompiled",
@@ -73,7 +75,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "breaks (reason and line) and recompiles (the guard that failed).",
         epilog=SCRIPT_ARGS)
     explain.add_argument("script", help="a Python script that uses torch.compile")
+    explain.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                         help="stop the script after this long and explain what it traced (Ctrl+C does too)")
     return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"a positive number of seconds, not {text!r}")
+    return value
 
 
 def split_argv(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -98,7 +112,7 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _run_session(script: str, args: list[str]):
+def _run_session(script: str, args: list[str], timeout: float | None = None):
     """Run the script under the engine; (session, None) or (None, exit status)."""
     if not os.path.isfile(script):
         print(f"standin: no such script: {script}", file=sys.stderr)
@@ -107,7 +121,7 @@ def _run_session(script: str, args: list[str]):
     from tracer.exc import UserError
     _progress(f"running {script} ...")
     try:
-        session = Session(script, args).run()
+        session = Session(script, args).run(timeout=timeout)
     except UserError as error:
         print(f"standin: {error}", file=sys.stderr)
         return None, EXIT_USAGE
@@ -117,7 +131,7 @@ def _run_session(script: str, args: list[str]):
 
 
 def cmd_export(options) -> int:
-    session, status = _run_session(options.script, options.args)
+    session, status = _run_session(options.script, options.args, options.timeout)
     if session is None:
         return status
     from tracer.export import export_session
@@ -138,7 +152,7 @@ def cmd_export(options) -> int:
 
 
 def cmd_explain(options) -> int:
-    session, status = _run_session(options.script, options.args)
+    session, status = _run_session(options.script, options.args, options.timeout)
     if session is None:
         return status
     from tracer.export import build_report, explain_text

@@ -318,3 +318,15 @@ def test_cli_on_a_syntax_error_fails_clearly(tmp_path, capsys):
     script.write_text("def f(:\n")
     assert cli.main(["explain", str(script)]) != 0
     assert "SyntaxError" in capsys.readouterr().err
+
+
+def test_cli_timeout_stops_an_endless_script_and_still_exports(tmp_path, capsys):
+    script = tmp_path / "forever.py"
+    script.write_text(TWO_RECOMPILES_AND_A_BREAK + "while True:\n    pass\n")
+    out = tmp_path / "out"
+    assert cli.main(["export", str(script), "--out", str(out), "--timeout", "3"]) == 1
+    err = capsys.readouterr().err
+    assert "stopped at the 3 s timeout" in err and "the export is partial" in err
+    assert json.loads((out / "report.json").read_text())["summary"]["recompiles"] == 2
+    assert cli.main(["explain", str(script), "--timeout", "-1"]) == 2
+    assert "positive number of seconds" in capsys.readouterr().err

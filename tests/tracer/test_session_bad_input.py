@@ -74,7 +74,7 @@ def test_run_with_a_timeout_stops_an_endless_script(tmp_path):
     start = time.monotonic()
     session = Session(script(tmp_path, "while True:\n    pass\n")).run(timeout=0.5)
     assert time.monotonic() - start < 5
-    assert not session.running and "stopped by the user after" in session.error
+    assert not session.running and "stopped at the 0.5 s timeout after" in session.error
 
 
 def test_stopping_inside_a_long_trace_marks_that_trace_stopped(tmp_path):

@@ -62,6 +62,7 @@ class Session:
         self._lock = threading.Lock()
         self._in_script = False
         self._stop_requested = False
+        self._stop_reason = "by the user"
         self._started = 0.0
 
     # ---- running ----------------------------------------------------------------------
@@ -71,8 +72,13 @@ class Session:
             self._execute()
             return self
         self.start()
-        if not self.wait(timeout):
-            self.stop()
+        try:
+            finished = self.wait(timeout)
+        except KeyboardInterrupt:  # Ctrl+C while waiting stops the script like Stop does
+            finished = False
+            timeout = None
+        if not finished:
+            self.stop("by the user" if timeout is None else f"at the {timeout:g} s timeout")
             self.wait(STOP_GRACE_S)
         return self
 
@@ -97,7 +103,7 @@ class Session:
         """Wait for a started script; True once it has finished."""
         return self._finished.wait(timeout) if self._thread is not None else True
 
-    def stop(self) -> bool:
+    def stop(self, why: str = "by the user") -> bool:
         """Stop a running script at its next Python instruction; what it recorded so far is kept.
 
         The stop is an exception raised inside the script's thread.  A script blocked
@@ -107,6 +113,7 @@ class Session:
             if not self.running or self._stop_requested:
                 return False
             self._stop_requested = True
+            self._stop_reason = why
             if self._in_script:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread.ident),
                                                            ctypes.py_object(ScriptStopped))
@@ -147,7 +154,7 @@ class Session:
             self._finished.set()
 
     def _stopped_message(self) -> str:
-        return f"ScriptStopped: stopped by the user after {self.elapsed:.1f} s"
+        return f"ScriptStopped: stopped {self._stop_reason} after {self.elapsed:.1f} s"
 
     @property
     def stdout(self) -> str:
