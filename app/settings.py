@@ -17,6 +17,12 @@ class Settings:
     def __init__(self, store: QSettings | None = None):
         self.store = store if store is not None else QSettings("Standin", "Standin")
 
+    @classmethod
+    def in_file(cls, path: str) -> "Settings":
+        """Settings kept in one INI file: for scripted runs (screenshots, benchmarks) that must not
+        read or change the user's own."""
+        return cls(QSettings(path, QSettings.IniFormat))
+
     # ---- window layout --------------------------------------------------------------------
     def save_layout(self, window) -> None:
         self.store.setValue("window/geometry", window.saveGeometry())

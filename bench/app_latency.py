@@ -38,11 +38,12 @@ def step_latency(steps: int = 200) -> dict:
     from PySide6.QtWidgets import QApplication
     app = QApplication.instance() or QApplication([])
     from app.main_window import MainWindow
+    from app.settings import Settings
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "long_trace.py")
         with open(path, "w") as f:
             f.write(SCRIPT)
-        window = MainWindow()
+        window = MainWindow(settings=Settings.in_file(os.path.join(folder, "settings.ini")))
         window.resize(1400, 900)
         window.show()
         window.open_script(path, wait=True)

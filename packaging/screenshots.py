@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -17,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from app.main_window import DEFAULT_SCRIPT, MainWindow  # noqa: E402
+from app.settings import Settings  # noqa: E402
 
 
 def first_step(timeline, predicate) -> int:
@@ -26,7 +28,8 @@ def first_step(timeline, predicate) -> int:
 def main(out_dir: str) -> list[str]:
     os.makedirs(out_dir, exist_ok=True)
     app = QApplication.instance() or QApplication([])
-    window = MainWindow()
+    # fresh settings: the pictures show the default layout, not whatever the user last arranged
+    window = MainWindow(settings=Settings.in_file(os.path.join(tempfile.mkdtemp(), "settings.ini")))
     window.resize(1600, 1000)
     window.show()
     window.open_script(DEFAULT_SCRIPT, wait=True)
