@@ -13,14 +13,13 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 
+from app import theme
+
 PAYLOAD_ROLE = Qt.UserRole.value + 1  # the row's payload object
 CHANGED_ROLE = Qt.UserRole.value + 2  # True when the row is highlighted as changed/new
 ITEM_ROLE = Qt.UserRole.value + 3  # the RowItem itself
 
-CHANGED_BACKGROUND = QColor("#fff3b0")  # light yellow: changed since the previous step / new at this step
-DIM_FOREGROUND = QColor("#8a8a8a")  # lazy trackers, unguarded sources, disabled breakpoints
-ERROR_FOREGROUND = QColor("#b3261e")  # graph breaks, eager fallbacks
-
+# Row colours (changed / dim / error) come from app.theme when a cell is painted, so they follow light or dark mode.
 
 # Roles as ints: data() runs for every visible cell on every repaint.
 _BACKGROUNDROLE = Qt.BackgroundRole.value
@@ -169,11 +168,11 @@ class RowTreeModel(QAbstractItemModel):
             text = str(item.values[column]) if column < len(item.values) else ""
             return text if len(text) > 40 else None
         if role == _BACKGROUNDROLE:
-            return QBrush(CHANGED_BACKGROUND) if item.changed else None
+            return QBrush(QColor(theme.current().changed_bg)) if item.changed else None
         if role == _FOREGROUNDROLE:
             if item.error:
-                return QBrush(ERROR_FOREGROUND)
-            return QBrush(DIM_FOREGROUND) if item.dim else None
+                return QBrush(QColor(theme.current().error_fg))
+            return QBrush(QColor(theme.current().dim_fg)) if item.dim else None
         if role == _FONTROLE:
             if column not in self.mono_columns and not (item.dim or item.bold):
                 return None
@@ -203,5 +202,4 @@ class RowTreeModel(QAbstractItemModel):
         return True
 
 
-__all__ = ["PAYLOAD_ROLE", "CHANGED_ROLE", "ITEM_ROLE", "CHANGED_BACKGROUND", "DIM_FOREGROUND", "RowItem",
-           "RowTreeModel", "monospace_font"]
+__all__ = ["PAYLOAD_ROLE", "CHANGED_ROLE", "ITEM_ROLE", "RowItem", "RowTreeModel", "monospace_font"]

@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QPainter, QPixmap, QPo
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMenu, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget)
 
+from app import theme
 from tracer.bytecode import Instruction, decode
 
 from . import highlight
@@ -52,7 +53,7 @@ class BytecodeModel(QAbstractTableModel):
         self._breakpoints: set[int] = set()
         self._bold = highlight.monospace_font()  # same family as the table: bold must not change the face
         self._bold.setBold(True)
-        self._icons: dict[str, QIcon] = {}
+        self._icons: dict[tuple[str, str], QIcon] = {}
 
     def set_instructions(self, instructions: Iterable[Instruction]) -> None:
         self.beginResetModel()
@@ -127,17 +128,17 @@ class BytecodeModel(QAbstractTableModel):
                 return self._icon("bp")
             return None
         if role == Qt.ItemDataRole.BackgroundRole:
+            colours = theme.current()
             if current:
-                return QBrush(highlight.CURRENT_LINE_BG if col != COL_OPNAME else highlight.CURRENT_SPAN_BG)
-            return QBrush(highlight.line_colour(inst.line))
+                return QBrush(QColor(colours.current_line_bg if col != COL_OPNAME else colours.current_span_bg))
+            return QBrush(highlight.line_colour(inst.line, theme=colours))
         if role == Qt.ItemDataRole.ForegroundRole:
-            if col == COL_OFFSET and not inst.is_jump_target:
-                return QBrush(QColor("#6a6a6a"))
-            if col == COL_LINE:
-                return QBrush(QColor("#6a6a6a"))
+            colours = theme.current()
+            if (col == COL_OFFSET and not inst.is_jump_target) or col == COL_LINE:
+                return QBrush(QColor(colours.bytecode_dim_fg))
             if col == COL_OPNAME:
-                return QBrush(QColor("#0b3d91"))
-            return QBrush(QColor("#1f1f1f"))
+                return QBrush(QColor(colours.bytecode_opname_fg))
+            return QBrush(QColor(colours.bytecode_text_fg))
         if role == Qt.ItemDataRole.FontRole and current:
             return self._bold
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_OFFSET, COL_LINE):
@@ -151,9 +152,12 @@ class BytecodeModel(QAbstractTableModel):
         return None
 
     def _icon(self, kind: str) -> QIcon:
-        if kind not in self._icons:
-            self._icons[kind] = _marker_icon("bp" in kind, "current" in kind)
-        return self._icons[kind]
+        """Icons are drawn once per kind and theme: data() asks for them on every repaint."""
+        colours = theme.current()
+        key = (kind, colours.name)
+        if key not in self._icons:
+            self._icons[key] = _marker_icon("bp" in kind, "current" in kind, colours)
+        return self._icons[key]
 
 
 def _tooltip(inst: Instruction) -> str:
@@ -168,18 +172,18 @@ def _tooltip(inst: Instruction) -> str:
     return f"#{inst.index} @ {inst.offset}: {inst.opname} {inst.argrepr}\n{where}{jump}"
 
 
-def _marker_icon(breakpoint: bool, current: bool, size: int = 14) -> QIcon:
+def _marker_icon(breakpoint: bool, current: bool, colours: theme.Theme, size: int = 14) -> QIcon:
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
     if breakpoint:
-        painter.setBrush(highlight.BREAKPOINT_RED)
+        painter.setBrush(QColor(colours.breakpoint))
         painter.drawEllipse(2, 2, size - 4, size - 4)
     if current:
-        painter.setPen(highlight.CURRENT_ARROW.darker(130))
-        painter.setBrush(highlight.CURRENT_ARROW)
+        painter.setPen(QColor(colours.current_arrow_outline))
+        painter.setBrush(QColor(colours.current_arrow))
         m = size // 2
         painter.drawPolygon(QPolygon([QPoint(1, 3), QPoint(m, 3), QPoint(size - 2, m),
                                       QPoint(m, size - 3), QPoint(1, size - 3)]))
@@ -194,18 +198,17 @@ class _BandDelegate(QStyledItemDelegate):
     would hide the very colour band that links a row to its source line.
     """
 
-    TINT = QColor(40, 110, 230, 70)
-    EDGE = QColor(40, 110, 230)
-
     def paint(self, painter, option, index):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         opt = QStyleOptionViewItem(option)
         opt.state &= ~(QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_HasFocus)
         super().paint(painter, opt, index)
         if selected:
-            painter.fillRect(option.rect, self.TINT)
+            colours = theme.current()
+            painter.fillRect(option.rect, QColor(colours.selection_tint))
             if index.column() == COL_MARK:  # a solid edge on the left says "selected" at a glance
-                painter.fillRect(option.rect.left(), option.rect.top(), 3, option.rect.height(), self.EDGE)
+                painter.fillRect(option.rect.left(), option.rect.top(), 3, option.rect.height(),
+                                 QColor(colours.selection_edge))
 
 
 class BytecodeView(QWidget):
@@ -228,8 +231,7 @@ class BytecodeView(QWidget):
         self._last_emitted: int | None = None
         self._title = QLabel(self)
         self._title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._title.setStyleSheet("QLabel { padding: 3px 6px; background: #f0f0f0; color: #333;"
-                                  " border-bottom: 1px solid #d0d0d0; }")
+        self._style_title()
         self._model = BytecodeModel(self)
         self._table = QTableView(self)
         self._table.setModel(self._model)
@@ -242,6 +244,26 @@ class BytecodeView(QWidget):
         self._table.selectionModel().currentRowChanged.connect(self._current_row_changed)
         self._table.clicked.connect(self._clicked)
         self._table.customContextMenuRequested.connect(self._show_context_menu)
+
+    def _style_title(self) -> None:
+        colours = self._theme = theme.current()
+        self._title.setStyleSheet(f"QLabel {{ padding: 3px 6px; background: {colours.title_bg};"
+                                  f" color: {colours.title_fg}; border-bottom: 1px solid {colours.title_border}; }}")
+
+    def changeEvent(self, event):  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if theme.is_palette_change(event) and self.isVisible():
+            self.refresh_theme()
+
+    def showEvent(self, event):  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh_theme()  # a palette change while hidden was left for now
+
+    def refresh_theme(self) -> None:
+        """Re-read the theme if it changed: the title's style sheet is fixed text; cells ask as they paint."""
+        if theme.current() is not self._theme:
+            self._style_title()
+            self._table.viewport().update()
 
     def _setup_table(self) -> None:
         table = self._table

@@ -17,19 +17,10 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygo
                                QGraphicsSimpleTextItem, QGraphicsView, QPlainTextEdit, QTabWidget, QTextEdit,
                                QVBoxLayout, QWidget)
 
-from app.models.simple_tables import CHANGED_BACKGROUND, monospace_font
+from app import theme
+from app.models.simple_tables import monospace_font
 
 TAB_CODE, TAB_DRAWING = range(2)
-# op -> (fill, border)
-OP_COLORS = {
-    "placeholder": ("#d6e6ff", "#4a78c2"),
-    "call_function": ("#dcf2d8", "#4c9a45"),
-    "call_method": ("#e9e0f8", "#7b5cb8"),
-    "call_module": ("#fde5cc", "#c07a2c"),
-    "get_attr": ("#eeeeee", "#888888"),
-    "output": ("#f8d4d4", "#b84a4a"),
-}
-NEW_BORDER = "#e0a000"
 BOX_HEIGHT = 42.0
 BOX_MIN_WIDTH = 96.0
 H_GAP, V_GAP = 24.0, 34.0
@@ -83,8 +74,9 @@ def code_text(nodes) -> str:
 class NodeItem(QGraphicsPathItem):
     """A rounded box: the node's name in bold, its target and shape beneath."""
 
-    def __init__(self, node, is_new: bool, font: QFont):
+    def __init__(self, node, is_new: bool, font: QFont, colours: theme.Theme | None = None):
         super().__init__()
+        colours = colours or theme.current()
         self.node = node
         bold = QFont(font)
         bold.setBold(True)
@@ -98,17 +90,18 @@ class NodeItem(QGraphicsPathItem):
         path = QPainterPath()
         path.addRoundedRect(QRectF(0, 0, width, BOX_HEIGHT), 8, 8)
         self.setPath(path)
-        fill, border = OP_COLORS.get(node.op, OP_COLORS["call_function"])
+        fill, border = colours.node_colour(node.op)
         self.setBrush(QBrush(QColor(fill)))
-        self.setPen(QPen(QColor(NEW_BORDER if is_new else border), 2.5 if is_new else 1.2))
+        self.setPen(QPen(QColor(colours.new_node_border if is_new else border), 2.5 if is_new else 1.2))
         self.setFlag(QGraphicsItem.ItemIsSelectable, True)
         self.setToolTip(f"{node.op}: {code_line(node)}" + (f"\n{node.stack_trace.strip()}" if node.stack_trace else ""))
         title = QGraphicsSimpleTextItem(node.name, self)
         title.setFont(bold)
+        title.setBrush(QBrush(QColor(colours.node_title_fg)))
         title.setPos((width - bold_metrics.horizontalAdvance(node.name)) / 2, 4)
         sub = QGraphicsSimpleTextItem(detail, self)
         sub.setFont(font)
-        sub.setBrush(QBrush(QColor("#404040")))
+        sub.setBrush(QBrush(QColor(colours.node_detail_fg)))
         sub.setPos((width - metrics.horizontalAdvance(detail)) / 2, 4 + bold_metrics.height())
 
     def top(self) -> QPointF:
@@ -151,7 +144,6 @@ class GraphPanel(QWidget):
         self.canvas = _FittingView(self.scene, self)
         self.canvas.setRenderHint(QPainter.Antialiasing)
         self.canvas.setRenderHint(QPainter.TextAntialiasing)
-        self.canvas.setBackgroundBrush(QBrush(QColor("#fbfbfb")))
         self.canvas.setDragMode(QGraphicsView.ScrollHandDrag)
         self.tabs.addTab(self.text, "Code")
         self.tabs.addTab(self.canvas, "Graph")
@@ -163,6 +155,10 @@ class GraphPanel(QWidget):
         self.edge_items: list[QGraphicsItem] = []
         self._font = QFont(monospace_font())
         self._font.setPointSizeF(max(7.0, self._font.pointSizeF() - 1))
+        self._first_new = 0              # what the drawing and the text marks were made from,
+        self._text_first_new: int | None = None  # kept to redraw them in another theme
+        self._theme = theme.current()
+        self.canvas.setBackgroundBrush(QBrush(QColor(self._theme.canvas_bg)))
 
     # ---- slots ------------------------------------------------------------------------------
     def show_nodes(self, nodes, new_count: int = 0, code: str | None = None) -> None:
@@ -171,6 +167,33 @@ class GraphPanel(QWidget):
         first_new = len(self.nodes) - max(0, min(new_count, len(self.nodes)))
         self._show_text(code if code is not None else code_text(self.nodes), None if code else first_new)
         self._draw(first_new)
+
+    def changeEvent(self, event):  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if theme.is_palette_change(event) and self.isVisible():
+            self.refresh_theme()
+
+    def showEvent(self, event):  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh_theme()  # a palette change while hidden was left for now
+
+    def refresh_theme(self) -> None:
+        """Redraw if the theme changed: node boxes, edges and marks were built with the old colours.
+
+        Hidden panels wait for their next show, so a theme switch costs nothing for them.
+        """
+        if theme.current() is self._theme:
+            return  # a palette change within the same mode: nothing to redraw
+        self._theme = theme.current()
+        self.canvas.setBackgroundBrush(QBrush(QColor(self._theme.canvas_bg)))
+        selected = [item.node.name for item in self.scene.selectedItems() if isinstance(item, NodeItem)]
+        self._mark_new_lines(self._text_first_new)
+        self._draw(self._first_new)
+        self.scene.blockSignals(True)  # re-selecting is not a user's click
+        for name in selected:
+            if name in self.node_items:
+                self.node_items[name].setSelected(True)
+        self.scene.blockSignals(False)
 
     def show_graph_module(self, gm) -> None:
         """A finished torch.fx.GraphModule: its own `gm.code` and a drawing of all its nodes."""
@@ -190,12 +213,18 @@ class GraphPanel(QWidget):
     # ---- rendering --------------------------------------------------------------------------------
     def _show_text(self, text: str, first_new: int | None) -> None:
         self.text.setPlainText(text)
+        self._mark_new_lines(first_new)
+
+    def _mark_new_lines(self, first_new: int | None) -> None:
+        """Background on the code lines of new nodes (None: the text is gm.code, not one line per node)."""
+        self._text_first_new = first_new
         selections = []
         if first_new is not None:
             doc = self.text.document()
+            changed = QColor(theme.current().changed_bg)
             for line in range(first_new, len(self.nodes)):
                 selection = QTextEdit.ExtraSelection()
-                selection.format.setBackground(CHANGED_BACKGROUND)
+                selection.format.setBackground(changed)
                 selection.format.setProperty(QTextFormat.FullWidthSelection, True)
                 selection.cursor = self.text.textCursor()
                 selection.cursor.setPosition(doc.findBlockByNumber(line).position())
@@ -203,6 +232,8 @@ class GraphPanel(QWidget):
         self.text.setExtraSelections(selections)
 
     def _draw(self, first_new: int) -> None:
+        self._first_new = first_new
+        colours = theme.current()
         self.scene.blockSignals(True)
         self.scene.clear()
         self.scene.blockSignals(False)
@@ -210,7 +241,7 @@ class GraphPanel(QWidget):
         layer_of = layers(self.nodes)
         rows: dict[int, list] = {}
         for i, node in enumerate(self.nodes):
-            item = NodeItem(node, i >= first_new, self._font)
+            item = NodeItem(node, i >= first_new, self._font, colours)
             self.node_items[node.name] = item
             rows.setdefault(layer_of[node.name], []).append(item)
         for layer, items in rows.items():
@@ -220,7 +251,7 @@ class GraphPanel(QWidget):
                 item.setPos(x, layer * (BOX_HEIGHT + V_GAP))
                 x += item.width + H_GAP
                 self.scene.addItem(item)
-        pen = QPen(QColor("#7a7a7a"), 1.3)
+        pen = QPen(QColor(colours.edge), 1.3)
         for name, deps in dependencies(self.nodes).items():
             for dep in deps:
                 self._edge(self.node_items[dep].bottom(), self.node_items[name].top(), pen)
@@ -246,5 +277,4 @@ class GraphPanel(QWidget):
                 return
 
 
-__all__ = ["GraphPanel", "NodeItem", "code_line", "code_text", "dependencies", "layers", "OP_COLORS",
-           "TAB_CODE", "TAB_DRAWING"]
+__all__ = ["GraphPanel", "NodeItem", "code_line", "code_text", "dependencies", "layers", "TAB_CODE", "TAB_DRAWING"]

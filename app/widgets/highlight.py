@@ -3,7 +3,8 @@
 Why one module: the source view and the bytecode view never talk to each
 other, yet a source line and its instructions must share a colour band
 (Compiler Explorer style). Both ask `line_colour(line)` here, so the colour
-is a pure function of the line number and the two views agree for free.
+is a pure function of the line number (and of the light/dark theme) and the
+two views agree for free. The debugger-mark colours live in `app.theme`.
 
 Highlighting lexes the whole file once with pygments (so multi-line strings
 are right) and keeps per-line spans; the QSyntaxHighlighter only looks its
@@ -16,30 +17,19 @@ from pygments.lexers import PythonLexer
 from pygments.styles import get_style_by_name
 from pygments.token import Token
 
-STYLE_NAME = "vs"  # Visual Studio light: blue keywords, red strings, green comments
+from app import theme as app_theme
+from app.theme import Theme
 
 # Hues for the per-line colour bands; neighbours differ enough to tell apart.
 BAND_HUES = (210, 35, 130, 280, 0, 175, 55, 320, 95, 250)
-BAND_SOFT = (60, 252)    # (saturation, value) for row / line backgrounds: pale enough to read text on
-BAND_STRONG = (150, 225)  # for the thin band in the source gutter
-
-# Debugger marks, shared so both views mark "current" and "breakpoint" alike.
-CURRENT_LINE_BG = QColor("#fff3b0")    # the line being executed
-CURRENT_SPAN_BG = QColor("#ffc83d")    # the exact columns of the current instruction
-CURRENT_ARROW = QColor("#e6a100")
-LINKED_LINE_BG = QColor("#d6e8ff")     # lines linked from a bytecode selection
-BREAKPOINT_RED = QColor("#e51400")
-GUTTER_BG = QColor("#f5f5f5")
-GUTTER_FG = QColor("#8a8a8a")
-GUTTER_FG_CURRENT = QColor("#1f1f1f")
-NO_LINE_BG = QColor("#eeeeee")         # instructions with no source line (generated code)
 
 
-def line_colour(line: int | None, *, strong: bool = False) -> QColor:
-    """The band colour of a source line; None (generated code) is grey."""
+def line_colour(line: int | None, *, strong: bool = False, theme: Theme | None = None) -> QColor:
+    """The band colour of a source line in `theme` (default: the current one); None (generated code) is grey."""
+    theme = theme or app_theme.current()
     if line is None or line < 0:
-        return QColor(NO_LINE_BG)
-    saturation, value = BAND_STRONG if strong else BAND_SOFT
+        return QColor(theme.no_line_bg)
+    saturation, value = theme.band_strong if strong else theme.band_soft
     return QColor.fromHsv(BAND_HUES[line % len(BAND_HUES)], saturation, value)
 
 
@@ -117,13 +107,36 @@ def token_spans(text: str, lexer=None) -> list[list[tuple[int, int, object]]]:
 
 
 class PygmentsHighlighter(QSyntaxHighlighter):
-    """Colours a read-only document from spans lexed once by `set_text`."""
+    """Colours a read-only document from spans lexed once by `set_text`.
 
-    def __init__(self, document: QTextDocument, style_name: str = STYLE_NAME):
+    With no `style_name` the pygments style follows the app theme: call
+    `sync_theme` after a palette change (formats are cached per style).
+    """
+
+    def __init__(self, document: QTextDocument, style_name: str | None = None):
         super().__init__(document)
-        self._style = get_style_by_name(style_name)
+        self._pinned = style_name
+        self._style_name = style_name or app_theme.current().pygments_style
+        self._style = get_style_by_name(self._style_name)
         self._formats: dict[object, QTextCharFormat | None] = {}
         self._spans: list[list[tuple[int, int, object]]] = []
+
+    def style_name(self) -> str:
+        return self._style_name
+
+    def set_style(self, style_name: str) -> None:
+        """Recolour with another pygments style (no-op when it is the one in use)."""
+        if style_name == self._style_name:
+            return
+        self._style_name = style_name
+        self._style = get_style_by_name(style_name)
+        self._formats.clear()
+        self.rehighlight()
+
+    def sync_theme(self) -> None:
+        """Switch to the current theme's style, unless a style was pinned at construction."""
+        if self._pinned is None:
+            self.set_style(app_theme.current().pygments_style)
 
     def set_text(self, text: str) -> None:
         """Lex `text`; call before the document receives the same text."""

@@ -18,6 +18,8 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QPainter, QPolygon, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
 
+from app import theme
+
 from . import highlight
 
 # Context-menu action ids (QAction.objectName), so controllers and tests can find them.
@@ -50,6 +52,7 @@ class SourceView(QWidget):
         self._current: tuple[int, int | None, int | None, int | None] | None = None
         self._editor = _CodeEditor(self)
         self._highlighter = highlight.PygmentsHighlighter(self._editor.document())
+        self._theme = theme.current()  # the theme of the cached formats and marks
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._editor)
@@ -78,6 +81,28 @@ class SourceView(QWidget):
 
     def filename(self) -> str:
         return self._filename
+
+    # -- theme --------------------------------------------------------------
+
+    def changeEvent(self, event):  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if theme.is_palette_change(event) and self.isVisible():
+            self.refresh_theme()
+
+    def showEvent(self, event):  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh_theme()  # a palette change while hidden was left for now
+
+    def refresh_theme(self) -> None:
+        """Re-read the theme if it changed: syntax formats and line marks are cached, the gutter is not.
+
+        Hidden views wait for their next show: re-highlighting a long file is not free.
+        """
+        if theme.current() is self._theme:
+            return
+        self._theme = theme.current()
+        self._highlighter.sync_theme()
+        self._refresh_selections()
 
     def line_count(self) -> int:
         return self._editor.blockCount()
@@ -174,21 +199,22 @@ class SourceView(QWidget):
 
     def _refresh_selections(self) -> None:
         doc = self._editor.document()
+        colours = theme.current()
         selections = []
         for line in sorted(self._linked):
-            selections.append(_line_selection(doc, line, highlight.LINKED_LINE_BG))
+            selections.append(_line_selection(doc, line, QColor(colours.linked_line_bg)))
         span = None
         if self._current:
             line, col_start, col_end, end_line = self._current
-            selections.append(_line_selection(doc, line, highlight.CURRENT_LINE_BG))
-            span = self._span_selection(line, col_start, col_end, end_line)
+            selections.append(_line_selection(doc, line, QColor(colours.current_line_bg)))
+            span = self._span_selection(line, col_start, col_end, end_line, colours)
             if span is not None:
                 selections.append(span)
         self._editor.span_selection = span
         self._editor.setExtraSelections(selections)
         self._editor.gutter.update()
 
-    def _span_selection(self, line, col_start, col_end, end_line):
+    def _span_selection(self, line, col_start, col_end, end_line, colours: theme.Theme):
         doc = self._editor.document()
         block = doc.findBlockByNumber(line - 1)
         text = block.text()
@@ -212,9 +238,9 @@ class SourceView(QWidget):
             return None
         sel = QTextEdit.ExtraSelection()
         fmt = QTextCharFormat()
-        fmt.setBackground(highlight.CURRENT_SPAN_BG)
+        fmt.setBackground(QColor(colours.current_span_bg))
         fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-        fmt.setUnderlineColor(highlight.CURRENT_ARROW.darker(140))
+        fmt.setUnderlineColor(QColor(colours.current_span_underline))
         sel.format = fmt
         cursor = QTextCursor(doc)
         cursor.setPosition(start_pos)
@@ -412,8 +438,9 @@ class _Gutter(QWidget):
 
     def paintEvent(self, event):  # noqa: N802 - Qt override
         view = self._editor._view
+        colours = theme.current()
         painter = QPainter(self)
-        painter.fillRect(event.rect(), highlight.GUTTER_BG)
+        painter.fillRect(event.rect(), QColor(colours.gutter_bg))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         font = self._editor.font()
         painter.setFont(font)
@@ -430,22 +457,23 @@ class _Gutter(QWidget):
             if block.isVisible() and top + height >= event.rect().top():
                 line = block.blockNumber() + 1
                 if line in view._band:
-                    painter.fillRect(band_left, top, BAND_WIDTH, height, highlight.line_colour(line, strong=True))
+                    painter.fillRect(band_left, top, BAND_WIDTH, height,
+                                     highlight.line_colour(line, strong=True, theme=colours))
                 if line == current:
                     painter.fillRect(0, top, self.width() - GUTTER_PAD - BAND_WIDTH - GUTTER_PAD // 2, height,
-                                     highlight.CURRENT_LINE_BG)
+                                     QColor(colours.current_line_bg))
                 cy = top + height / 2
                 radius = min(BREAKPOINT_AREA, height) * 0.32
                 if line in view._breakpoints or line == self._hover:
-                    colour = QColor(highlight.BREAKPOINT_RED)
+                    colour = QColor(colours.breakpoint)
                     if line not in view._breakpoints:
                         colour.setAlpha(90)
                     painter.setPen(Qt.PenStyle.NoPen)
                     painter.setBrush(colour)
                     painter.drawEllipse(QPoint(BREAKPOINT_AREA // 2 + 1, round(cy)), radius, radius)
                 if line == current:
-                    _draw_arrow(painter, BREAKPOINT_AREA, top, height)
-                painter.setPen(highlight.GUTTER_FG_CURRENT if line == current else highlight.GUTTER_FG)
+                    _draw_arrow(painter, BREAKPOINT_AREA, top, height, colours)
+                painter.setPen(QColor(colours.gutter_fg_current if line == current else colours.gutter_fg))
                 bold = line == current
                 if bold != font.bold():
                     font.setBold(bold)
@@ -456,7 +484,7 @@ class _Gutter(QWidget):
         painter.end()
 
 
-def _draw_arrow(painter: QPainter, width: int, top: int, height: int) -> None:
+def _draw_arrow(painter: QPainter, width: int, top: int, height: int, colours: theme.Theme) -> None:
     """VS Code's yellow 'paused here' arrow, drawn over any breakpoint dot."""
     h = min(height, width) * 0.7
     left = 3
@@ -464,6 +492,6 @@ def _draw_arrow(painter: QPainter, width: int, top: int, height: int) -> None:
     points = [QPoint(round(left), round(cy - h / 2 + 2)), QPoint(round(left + h * 0.45), round(cy - h / 2 + 2)),
               QPoint(round(left + h), round(cy)),
               QPoint(round(left + h * 0.45), round(cy + h / 2 - 2)), QPoint(round(left), round(cy + h / 2 - 2))]
-    painter.setPen(highlight.CURRENT_ARROW.darker(130))
-    painter.setBrush(highlight.CURRENT_ARROW)
+    painter.setPen(QColor(colours.current_arrow_outline))
+    painter.setBrush(QColor(colours.current_arrow))
     painter.drawPolygon(QPolygon(points))
