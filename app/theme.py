@@ -63,6 +63,13 @@ class Theme:
     node_detail_fg: str
     new_node_border: str
     node_colours: tuple[tuple[str, tuple[str, str]], ...]  # op -> (fill, border); a tuple keeps Theme hashable
+    # The guard editor: what-if badges as (background, text, border), errors, the entry comparison.
+    prediction_hit: tuple[str, str, str]
+    prediction_recompile: tuple[str, str, str]
+    prediction_none: tuple[str, str, str]
+    error_text: str
+    diff_left_bg: str
+    diff_right_bg: str
 
     @property
     def dark(self) -> bool:
@@ -114,6 +121,12 @@ LIGHT = Theme(
         ("get_attr", ("#eeeeee", "#888888")),
         ("output", ("#f8d4d4", "#b84a4a")),
     ),
+    prediction_hit=("#e6f4ea", "#1e6b34", "#9fd3ad"),
+    prediction_recompile=("#fff3df", "#8a4b00", "#f0c27a"),
+    prediction_none=("#f1f1f1", "#555555", "#d0d0d0"),
+    error_text="#b00020",
+    diff_left_bg="#fde2e1",
+    diff_right_bg="#e0f2e4",
 )
 
 # Dark mode: the same hues as light mode, as deep fills under light text
@@ -158,6 +171,12 @@ DARK = Theme(
         ("get_attr", ("#333333", "#9a9a9a")),
         ("output", ("#4a2222", "#e07070")),
     ),
+    prediction_hit=("#1d3524", "#8fd6a3", "#2f6b43"),
+    prediction_recompile=("#3d2e14", "#f0c27a", "#7a5a20"),
+    prediction_none=("#2d2d30", "#bbbbbb", "#3f3f46"),
+    error_text="#f48771",
+    diff_left_bg="#4b2323",
+    diff_right_bg="#1f3d26",
 )
 
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QGroup
                                QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSplitter,
                                QTableWidget, QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget)
 
+from .. import theme
 from ..models.guard_editor_model import (GlobalRow, PREDICTION_HIT, PREDICTION_LINES, PREDICTION_NONE, PREDICTION_RECOMPILE, SIDE_LEFT, SIDE_RIGHT, _UNEDITABLE, _bracket_id, _is_simple, diff_lines, entry_text, format_prediction, global_path, guard_line, other_globals, short_repr)  # noqa: F401 (re-exported)
 
 # ---- named constants ------------------------------------------------------------------------
@@ -31,13 +32,19 @@ COL_VALUE = 1
 COL_GUARDS = 2
 COLUMN_TITLES = ("Path", "Value", "Guarded by")
 
-_STYLE = {
-    PREDICTION_HIT: "background:#e6f4ea; color:#1e6b34; border:1px solid #9fd3ad;",
-    PREDICTION_RECOMPILE: "background:#fff3df; color:#8a4b00; border:1px solid #f0c27a;",
-    PREDICTION_NONE: "background:#f1f1f1; color:#555; border:1px solid #d0d0d0;",
-}
-_ERROR_STYLE = "color:#b00020;"
-_DIFF_BACKGROUND = {SIDE_LEFT: QColor("#fde2e1"), SIDE_RIGHT: QColor("#e0f2e4")}
+
+
+def _prediction_style(kind: str) -> str:
+    t = theme.current()
+    background, text, border = {PREDICTION_HIT: t.prediction_hit, PREDICTION_RECOMPILE: t.prediction_recompile,
+                                PREDICTION_NONE: t.prediction_none}[kind]
+    return f"QPlainTextEdit {{ background:{background}; color:{text}; border:1px solid {border}; " \
+           "border-radius:4px; padding:2px; }"
+
+
+def _diff_background(side: int) -> QColor:
+    t = theme.current()
+    return QColor(t.diff_left_bg if side == SIDE_LEFT else t.diff_right_bg)
 
 
 class GuardEditor(QWidget):
@@ -58,6 +65,13 @@ class GuardEditor(QWidget):
         self._highlighted: dict[int, list[str]] = {SIDE_LEFT: [], SIDE_RIGHT: []}
         self._build()
         self._update_enabled()
+
+    def changeEvent(self, event):  # noqa: N802 - Qt override
+        """Style sheets carry colours: re-apply them when the palette turns light or dark."""
+        super().changeEvent(event)
+        if theme.is_palette_change(event):
+            self.error_label.setStyleSheet(f"color:{theme.current().error_text};")
+            self.prediction_view.setStyleSheet(_prediction_style(self._prediction_kind))
 
     # ---- construction ----------------------------------------------------------------------
     def _build(self) -> None:
@@ -98,7 +112,7 @@ class GuardEditor(QWidget):
         self.apply_button.setToolTip("Evaluate the expression in the module and assign it to the path")
         self.apply_button.clicked.connect(self._on_apply_clicked)
         self.error_label = QLabel()
-        self.error_label.setStyleSheet(_ERROR_STYLE)
+        self.error_label.setStyleSheet(f"color:{theme.current().error_text};")
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.error_label.hide()
@@ -385,7 +399,7 @@ class GuardEditor(QWidget):
             self.table.setRowCount(len(self._rows))
             bold = QFont(self.table.font())
             bold.setBold(True)
-            muted = QColor("#888888")
+            muted = QColor(theme.current().dim_fg)
             for index, row in enumerate(self._rows):
                 path_item = QTableWidgetItem(row.path)
                 path_item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsSelectable)
@@ -491,7 +505,7 @@ class GuardEditor(QWidget):
             if not block.isValid():
                 continue
             selection = QTextEdit.ExtraSelection()
-            selection.format.setBackground(_DIFF_BACKGROUND[side])
+            selection.format.setBackground(_diff_background(side))
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             cursor = QTextCursor(block)
             cursor.clearSelection()
@@ -525,7 +539,8 @@ class GuardEditor(QWidget):
     def _show_prediction(self, text: str, kind: str) -> None:
         self._prediction_kind = kind
         self.prediction_view.setPlainText(text)
-        self.prediction_view.setStyleSheet(f"QPlainTextEdit {{ {_STYLE[kind]} border-radius:4px; padding:2px; }}")
+        self._prediction_kind = kind
+        self.prediction_view.setStyleSheet(_prediction_style(kind))
 
     def _show_error(self, text: str) -> None:
         self.error_label.setText(text)

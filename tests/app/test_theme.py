@@ -295,3 +295,16 @@ def test_render_dark_views_to_png(qtbot, dark):
                          "graph_dark.png": graph}.items():
         assert widget.grab().save(str(SHOTS / name))
         assert (SHOTS / name).stat().st_size > 5000
+
+
+def test_guard_editor_badges_and_errors_follow_the_theme(qtbot, light):
+    from app.widgets.guard_editor import GuardEditor
+    editor = GuardEditor()
+    qtbot.addWidget(editor)
+    editor.show()
+    assert theme.LIGHT.error_text in editor.error_label.styleSheet()
+    assert theme.LIGHT.prediction_none[0] in editor.prediction_view.styleSheet()
+    set_palette(dark_palette())
+    QApplication.processEvents()
+    assert theme.DARK.error_text in editor.error_label.styleSheet()
+    assert theme.DARK.prediction_none[0] in editor.prediction_view.styleSheet()
