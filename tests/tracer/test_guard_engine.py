@@ -89,6 +89,41 @@ def test_grad_mode_change_is_named():
     assert "grad_mode=False" in opt.compile_events[-1].reason
 
 
+@pytest.mark.parametrize("switch", ["autocast", "deterministic_algorithms"])
+def test_global_switches_recompile_as_dynamo_does(switch):
+    def matmul(x, w):
+        return x @ w
+
+    def under_switch(call):
+        if switch == "autocast":
+            with torch.autocast("cpu"):
+                return call()
+        torch.use_deterministic_algorithms(True)
+        try:
+            return call()
+        finally:
+            torch.use_deterministic_algorithms(False)
+
+    x, w = torch.randn(4, 4), torch.randn(4, 4)
+    compiles = {}
+    for name, compile_ in (("dynamo", lambda f: torch.compile(f, backend=counter(compiles, "dynamo"), dynamic=False)),
+                           ("tracer", lambda f: tracer.compile(f, backend=counter(compiles, "tracer")))):
+        compiled = compile_(matmul)
+        compiled(x, w)
+        out = under_switch(lambda: compiled(x, w))
+        compiled(x, w)  # back to the first entry: a hit
+        compiles.setdefault(name + "_dtype", out.dtype)
+    assert compiles["tracer"] == compiles["dynamo"] == 2
+    assert compiles["tracer_dtype"] == compiles["dynamo_dtype"]
+
+
+def counter(counts: dict, name: str):
+    def backend(gm, example_inputs):
+        counts[name] = counts.get(name, 0) + 1
+        return gm.forward
+    return backend
+
+
 def test_reason_includes_the_line_that_installed_the_guard():
     opt = tracer.compile(reads_everything)
     opt(torch.ones(3), [1, 2])

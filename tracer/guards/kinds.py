@@ -106,6 +106,8 @@ GLOBAL_STATE_READERS = (
     ("grad_mode", torch.is_grad_enabled),
     ("default_dtype", torch.get_default_dtype),
     ("deterministic_algorithms", torch._C._get_deterministic_algorithms),
+    ("autocast", torch._C._is_any_autocast_enabled),  # a graph traced outside autocast has other dtypes
+    ("torch_function", torch._C._is_torch_function_enabled),
 )
 
 
