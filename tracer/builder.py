@@ -20,6 +20,7 @@ from .source import AttrSource, GetItemSource, IterItemSource, Source, iterator_
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
+from .variables.ctx_manager import GradModeVariable, ResumedGradMode
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable, TupleVariable,
@@ -168,6 +169,8 @@ def build_sourceless(tx, value):
         raise Unsupported("a tensor constant captured by the traced code (not a graph input)")
     if isinstance(value, torch.nn.Module):
         return NNModuleVariable(value)
+    if isinstance(value, ResumedGradMode):  # a resume function's prologue re-entering a with-block
+        return GradModeVariable.resumed(value)
     if callable(value):
         rule = trace_rules.classify(value)
         if rule == "torch":

@@ -25,6 +25,7 @@ from .guards import GuardSet
 from .output_graph import OutputGraph
 from .source import Source
 from .symbolic_convert import InstructionTranslator
+from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
 from .variables.misc import NullVariable
 
 _POP_JUMPS = frozenset({
@@ -178,9 +179,11 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
                           "the frame runs eagerly")
     if resume_mod.has_backedge(decoded, inst.index):
         raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
-    if resume_mod.in_exception_block(decoded, inst.index):
-        raise Unsupported(f"graph break inside a try or with block ({error.reason}): the frame runs eagerly")
     stack = list(tx.stack)
+    contexts, modes = _reentered_contexts(decoded, inst.index, stack, error)
+    entered = {slot for slot, _ in contexts}
+    if modes and torch.is_grad_enabled() != modes[0].initial:  # as Dynamo: the graph leaves the mode it found
+        modes[0].set_mode(tx, modes[0].initial)
     locals_ = dict(tx.symbolic_locals)
     _, instrs = resume_mod.library_instructions(owner.code)
     original_instr = instrs[resume_mod.decoded_index_to_library(decoded)[inst.index]]
@@ -216,7 +219,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     resumes = []
     for target, depth in continuations:
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
-        resumes.append((owner.resume_function(decoded, target, depth, live, nulls), depth, live))
+        resumes.append((owner.resume_function(decoded, target, depth, live, nulls, contexts), depth, live))
 
     call_slot = None
     if inst.opname == "CALL":
@@ -225,7 +228,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
 
     def emit(cg: PyCodegen):
         for i, value in enumerate(stack):
-            if not isinstance(value, NullVariable):
+            if not isinstance(value, NullVariable) and i not in entered:
                 cg.reconstruct(value, for_call=(i == call_slot))
                 cg.store(f"___slot{i}")
         live_names = sorted({name for _, _, live in resumes for name in live})
@@ -233,6 +236,8 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
             cg.reconstruct(locals_[name])
             cg.store(f"___live_{name}")
         cg.apply_side_effects(cg.stage_side_effects())
+        if modes:  # the instruction runs in the innermost with-block's grad mode
+            _set_grad_mode(cg, modes[-1].target)
         for i in range(untouched, len(stack)):
             if isinstance(stack[i], NullVariable):
                 cg.emit("PUSH_NULL")
@@ -242,17 +247,24 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
             cg.emit("KW_NAMES", tuple(tx.kw_names))
         if inst.opname == "CALL":
             cg.emit("PRECALL", inst.arg)
-        jump_label = bc.Label()
+        jump_label, restore_label = bc.Label(), bc.Label()
+        if modes:  # if it raises, leave the with-blocks' grad mode as their __exit__ would
+            protected = bc.TryBegin(restore_label, push_lasti=False, stack_depth=bc.UNSET)
+            cg.instructions.append(protected)
         if len(continuations) == 2:  # the jump now goes forward, to the second resume call
             cg.instructions.append(bc.Instr(original_instr.name.replace("BACKWARD", "FORWARD"), jump_label))
         else:
             cg.instructions.append(original_instr.copy())
+        if modes:
+            cg.instructions.append(bc.TryEnd(protected))
         if not continuations:
             cg.load_const(None)
             cg.emit("RETURN_VALUE")  # unreachable: the instruction raised
         for n, (fn, depth, live) in enumerate(resumes):
             if n == 1:
                 cg.instructions.append(jump_label)
+            if modes:  # the resume function re-enters the with-blocks from the mode before them
+                _set_grad_mode(cg, modes[0].initial)
             for i in reversed(range(untouched, depth)):
                 cg.store(f"___after{i}")
 
@@ -260,13 +272,17 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
                 for i in range(depth):
                     if i >= untouched:
                         cg.load(f"___after{i}")
-                    elif i not in nulls:
+                    elif i not in nulls and i not in entered:
                         cg.load(f"___slot{i}")
                 for name in live:
                     cg.load(f"___live_{name}")
 
-            cg.call(fn, args, depth - len(nulls) + len(live))
+            cg.call(fn, args, depth - len(nulls) - len(entered) + len(live))
             cg.emit("RETURN_VALUE")
+        if modes:
+            cg.instructions.append(restore_label)
+            _set_grad_mode(cg, modes[0].initial)
+            cg.emit("RERAISE", 0)
 
     output_nodes = _collect(owner, output, emit)
     output.graph.output(tuple(output_nodes))
@@ -275,6 +291,29 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     entry.graph_break = record
     entry.resume_functions = [fn for fn, _, _ in resumes]
     return entry
+
+
+def _reentered_contexts(decoded, index: int, stack: list, error) -> tuple[tuple, list]:
+    """For a break inside with-blocks: ((slot, context) each resume function re-enters, the
+    GradModeVariables), outermost first.  Only grad-mode blocks can be left and re-entered."""
+    slots = resume_mod.with_blocks_around(decoded, index)
+    if slots is None:
+        raise Unsupported(f"graph break inside a try block ({error.reason}): the frame runs eagerly")
+    modes = []
+    for slot in slots:
+        value = stack[slot] if slot < len(stack) else None
+        if not isinstance(value, WithExitVariable) or not isinstance(value.ctx, GradModeVariable):
+            raise Unsupported(f"graph break inside a with-block Standin cannot re-enter ({error.reason}): "
+                              "the frame runs eagerly")
+        modes.append(value.ctx)
+    contexts = tuple((slot, ResumedGradMode(mode.initial, mode.target, apply=slot == slots[-1]))
+                     for slot, mode in zip(slots, modes))
+    return contexts, modes
+
+
+def _set_grad_mode(cg: PyCodegen, mode: bool) -> None:
+    cg.call(torch._C._set_grad_enabled, lambda: cg.load_const(mode), 1)
+    cg.emit("POP_TOP")
 
 
 # ---- shared finishing ------------------------------------------------------------------------------------

@@ -235,7 +235,7 @@ class CompiledFunction:
         return report_text(entry)
 
     def resume_function(self, decoded, target: int, depth: int, live: list[str],
-                        nulls: frozenset = frozenset()) -> "CompiledFunction":
+                        nulls: frozenset = frozenset(), contexts: tuple = ()) -> "CompiledFunction":
         """The compiled resume function entering this frame's code at instruction `target`.
 
         As Dynamo: a break inside a resume function resumes the *original* code, so a loop
@@ -246,16 +246,16 @@ class CompiledFunction:
             origin_decoded = decode(origin.code)
             position = decoded_index_to_library(decoded)[target] - prologue + _setup_instructions(origin.code)
             origin_index = decoded_index_to_library(origin_decoded).index(position)
-            return origin.resume_function(origin_decoded, origin_index, depth, live, nulls)
-        key = (target, depth, tuple(live), nulls)
+            return origin.resume_function(origin_decoded, origin_index, depth, live, nulls, contexts)
+        key = (target, depth, tuple(live), nulls, contexts)
         if key not in self._resumes:
             line = decoded.instructions[target].line
             name = f"torch_dynamo_resume_in_{self.user_function_name}_at_{line}"
-            code = make_resume_code(self.code, decoded, target, depth, live, name, nulls)
+            code = make_resume_code(self.code, decoded, target, depth, live, name, nulls, contexts)
             fn = types.FunctionType(code, self.fn.__globals__, name, None, self.fn.__closure__)
             compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
             compiled.hook = self.hook
-            compiled.resume_origin = (self, resume_prologue_length(self.code, depth, nulls))
+            compiled.resume_origin = (self, resume_prologue_length(self.code, depth, nulls, contexts))
             self._resumes[key] = compiled
             self.frames.append(compiled)
         return self._resumes[key]

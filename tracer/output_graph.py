@@ -47,6 +47,7 @@ class OutputGraph:
         self.tx = None
         self.side_effects = SideEffects()
         self.steps = 0  # instructions traced, inlined calls included
+        self.initial_grad_mode = torch.is_grad_enabled()
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
     # ---- guards -----------------------------------------------------------------
@@ -139,17 +140,39 @@ class OutputGraph:
 
     # ---- finishing --------------------------------------------------------------
     def prune(self) -> None:
-        """Dynamo's miniature DCE: drop unused getitems and unused placeholders only."""
+        """Dynamo's miniature DCE: drop unused getitems and unused placeholders only, and a
+        grad-mode switch undone by the very next node."""
         for node in reversed(list(self.graph.nodes)):
             if not node.users and node.op == "call_function" and node.target is operator.getitem:
                 self.graph.erase_node(node)
+        self._drop_undone_grad_switches()
         for name, graph_input in list(self.inputs.items()):
             if not graph_input.node.users:
                 self.graph.erase_node(graph_input.node)
                 del self.inputs[name]
 
+    def _drop_undone_grad_switches(self) -> None:
+        """`_set_grad_enabled(not m)` right before `_set_grad_enabled(m)` switches for nothing (a
+        with-block with no op left in it after a graph break): as Dynamo, drop the pair."""
+        mode = self.initial_grad_mode
+        nodes = list(self.graph.nodes)
+        erased = set()
+        for first, second in zip(nodes, nodes[1:]):
+            if first in erased or not _switches_grad_mode_to(first, not mode):
+                continue
+            mode = not mode
+            if _switches_grad_mode_to(second, not mode):
+                mode = not mode
+                erased.update((first, second))
+                self.graph.erase_node(first)
+                self.graph.erase_node(second)
+
     def count_calls(self) -> int:
         return sum(node.op in ("call_function", "call_method", "call_module") for node in self.graph.nodes)
+
+
+def _switches_grad_mode_to(node: torch.fx.Node, mode: bool) -> bool:
+    return node.op == "call_function" and node.target is torch._C._set_grad_enabled and tuple(node.args) == (mode,)
 
 
 def _as_graph_arg(v: VariableTracker):

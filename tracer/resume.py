@@ -72,9 +72,32 @@ def has_backedge(decoded: DecodedCode, index: int) -> bool:
     return False
 
 
-def in_exception_block(decoded: DecodedCode, index: int) -> bool:
+def with_blocks_around(decoded: DecodedCode, index: int) -> list[int] | None:
+    """The stack slots holding the `__exit__` of each with-block around instruction `index`,
+    outermost first; None when a try block encloses it.
+
+    3.11's exception table has one row per instruction, for the innermost block.  A
+    with-block's row jumps to a handler that starts PUSH_EXC_INFO, WITH_EXCEPT_START, and its
+    depth counts the `__exit__` below the body's stack.  The block around that one covers the
+    handler's cleanup (the target of the row covering the handler), and so on outwards.
+    """
+    slots = []
     offset = decoded.instructions[index].offset
-    return any(row.start <= offset < row.end for row in decoded.exception_table)
+    while (row := _row_covering(decoded, offset)) is not None:
+        handler = decoded.index_of_offset[row.target]
+        opnames = [inst.opname for inst in decoded.instructions[handler:handler + 2]]
+        if opnames != ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
+            return None
+        slots.append(row.depth - 1)
+        cleanup = _row_covering(decoded, row.target)
+        if cleanup is None:
+            break
+        offset = cleanup.target
+    return sorted(slots)
+
+
+def _row_covering(decoded: DecodedCode, offset: int):
+    return next((row for row in decoded.exception_table if row.start <= offset < row.end), None)
 
 
 def library_instructions(code: types.CodeType) -> tuple[bc.Bytecode, list[bc.Instr]]:
@@ -95,10 +118,13 @@ def decoded_index_to_library(decoded: DecodedCode) -> list[int]:
 
 
 def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_stack: int,
-                     live: list[str], name: str, nulls: frozenset = frozenset()) -> types.CodeType:
+                     live: list[str], name: str, nulls: frozenset = frozenset(),
+                     contexts: tuple = ()) -> types.CodeType:
     """The original code entered at instruction `target` with `n_stack` values on the stack.
 
     Stack positions in `nulls` hold the NULL of a pending call: they are pushed, not passed.
+    `contexts` are (position, context manager) pairs: the resume function enters each there,
+    as its with-statement did, so `__exit__` sits where the body expects it.
     """
     program, instrs = library_instructions(code)
     target_instr = instrs[decoded_index_to_library(decoded)[target]]
@@ -110,11 +136,15 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
         if isinstance(item, bc.Instr) and item.name in ("MAKE_CELL", "COPY_FREE_VARS"):
             continue
         body.append(item)
-    stack_names = [f"___stack{i}" for i in range(n_stack) if i not in nulls]
+    entered = dict(contexts)
+    stack_names = [f"___stack{i}" for i in range(n_stack) if i not in nulls and i not in entered]
     prologue = [bc.Instr("COPY_FREE_VARS", len(program.freevars))] if program.freevars else []
     prologue.append(bc.Instr("RESUME", 0))
-    prologue += [bc.Instr("PUSH_NULL") if i in nulls else bc.Instr("LOAD_FAST", f"___stack{i}")
-                 for i in range(n_stack)]
+    for i in range(n_stack):
+        if i in entered:
+            prologue += [bc.Instr("LOAD_CONST", entered[i]), bc.Instr("BEFORE_WITH"), bc.Instr("POP_TOP")]
+        else:
+            prologue.append(bc.Instr("PUSH_NULL") if i in nulls else bc.Instr("LOAD_FAST", f"___stack{i}"))
     prologue.append(bc.Instr("JUMP_FORWARD", label))
     resumed = bc.Bytecode(prologue + body)
     resumed.name = name
@@ -139,9 +169,13 @@ def setup_instructions(code: types.CodeType) -> int:
     return count
 
 
-def resume_prologue_length(code: types.CodeType, n_stack: int, nulls: frozenset = frozenset()) -> int:
+ENTER_CONTEXT_LENGTH = 3  # LOAD_CONST context, BEFORE_WITH, POP_TOP
+
+
+def resume_prologue_length(code: types.CodeType, n_stack: int, nulls: frozenset = frozenset(),
+                           contexts: tuple = ()) -> int:
     """Instructions a resume function puts before the original code (see make_resume_code)."""
-    return bool(code.co_freevars) + 1 + n_stack + 1
+    return bool(code.co_freevars) + 1 + n_stack + (ENTER_CONTEXT_LENGTH - 1) * len(contexts) + 1
 
 
 def stack_effect(inst) -> int:
@@ -149,7 +183,7 @@ def stack_effect(inst) -> int:
 
 
 # How many values an instruction leaves for the code after it, for the opcodes a graph
-# break can stop at and resume after.  Anything else (with-blocks, comprehension
+# break can stop at and resume after.  Anything else (entering a with-block, comprehension
 # internals, stack shuffles) is not resumable: its frame runs eagerly.
 _NO_RESULT = frozenset({"STORE_ATTR", "DELETE_ATTR", "STORE_GLOBAL", "DELETE_GLOBAL", "STORE_SUBSCR",
                         "DELETE_SUBSCR", "STORE_NAME", "DELETE_NAME", "POP_TOP", "IMPORT_STAR",

@@ -452,6 +452,44 @@ def break_under_no_grad(x):
     return z * x
 
 
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.", state=lambda: torch.is_grad_enabled())
+def break_in_nested_grad_blocks(x):
+    with torch.no_grad():
+        y = x * 2
+        with torch.enable_grad():
+            print("inner", torch.is_grad_enabled())
+            z = y + 1
+        w = z * 3
+    return w - x
+
+
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.", state=lambda: torch.is_grad_enabled())
+def break_under_set_grad_enabled_block(x):
+    with torch.set_grad_enabled(False):
+        y = x.sin()
+        print("mode", torch.is_grad_enabled())
+    return y + x
+
+
+@break_case(CASES, call(T(3)), call(-T(3)), compiles="C.", state=lambda: torch.is_grad_enabled())
+def data_dependent_branch_under_no_grad(x):
+    with torch.no_grad():
+        y = x * 2
+        if y.sum() > 0:
+            y = y + 1
+        else:
+            y = y - 1
+    return y * x
+
+
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.", state=lambda: torch.is_grad_enabled())
+def break_after_leaving_no_grad(x):
+    with torch.no_grad():
+        y = x * 2
+    print("after")
+    return y + x
+
+
 @break_case(CASES, call(T(3)), call(T(3)))
 def break_inside_try_finally(x):
     y = x + 1

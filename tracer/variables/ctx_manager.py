@@ -15,32 +15,59 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 
 
+@dataclass(frozen=True)
+class ResumedGradMode:
+    """A grad-mode with-block entered again by a resume function after a graph break.
+
+    Its exit restores the mode from before the original block.  Only the innermost
+    block of a nest applies its mode on entry, so the resumed trace records one switch
+    (the net one), as Dynamo's resume functions do.
+    """
+
+    initial: bool
+    target: bool
+    apply: bool
+
+    def __enter__(self):
+        if self.apply:
+            torch._C._set_grad_enabled(self.target)
+
+    def __exit__(self, *exc_info):
+        torch._C._set_grad_enabled(self.initial)
+
+
 @dataclass(frozen=True, eq=False)
 class GradModeVariable(VariableTracker):
     target: bool = False
     initial: bool = True
+    applies_on_enter: bool = True  # False for an outer block re-entered by a resume function
+
+    @staticmethod
+    def resumed(context: ResumedGradMode) -> "GradModeVariable":
+        return GradModeVariable(target=context.target, initial=context.initial, applies_on_enter=context.apply)
 
     @staticmethod
     def create(tx, target: bool, *, apply_now: bool = False) -> "GradModeVariable":
         var = GradModeVariable(target=target, initial=torch.is_grad_enabled())
         if apply_now:  # torch.set_grad_enabled(b) acts at once, and can also be a `with`
-            var._set(tx, target)
+            var.set_mode(tx, target)
         return var
 
     def python_type(self) -> type:
         return torch.no_grad if not self.target else torch.enable_grad
 
-    def _set(self, tx, mode: bool) -> None:
+    def set_mode(self, tx, mode: bool) -> None:
+        """Record `torch._C._set_grad_enabled(mode)` in the graph and switch the trace to it."""
         tx.output.call(tx, "call_function", torch._C._set_grad_enabled, (ConstantVariable(mode),), {})
 
     def enter(self, tx) -> VariableTracker:
-        if torch.is_grad_enabled() != self.target:
-            self._set(tx, self.target)
+        if self.applies_on_enter and torch.is_grad_enabled() != self.target:
+            self.set_mode(tx, self.target)
         return ConstantVariable(None)
 
     def exit(self, tx) -> VariableTracker:
         if torch.is_grad_enabled() != self.initial:
-            self._set(tx, self.initial)
+            self.set_mode(tx, self.initial)
         return ConstantVariable(None)
 
     def call_method(self, tx, name, args, kwargs):
@@ -51,7 +78,8 @@ class GradModeVariable(VariableTracker):
         raise Unsupported(f"{self.short_repr()}.{name}()")
 
     def short_repr(self) -> str:
-        return f"grad mode {'on' if self.target else 'off'} (was {'on' if self.initial else 'off'})"
+        resumed = "" if self.applies_on_enter else ", re-entered after a graph break"
+        return f"grad mode {'on' if self.target else 'off'} (was {'on' if self.initial else 'off'}{resumed})"
 
 
 @dataclass(frozen=True, eq=False)
