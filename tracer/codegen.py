@@ -91,6 +91,8 @@ class PyCodegen:
         self.new_object_temps: dict = {}
         self.temp_count = 0
         self.wrap_callable = wrap_callable  # user function -> compiled wrapper, for calls made for real
+        self.cell_temps: dict[int, str] = {}  # cells made during the trace, rebuilt once each
+        self.frame_cells_used = False  # a rebuilt closure holds one of the frame's own cells
 
     # ---- primitives ----------------------------------------------------------------
     def emit(self, opname: str, arg=bc.UNSET) -> None:
@@ -106,6 +108,13 @@ class PyCodegen:
             self.emit("LOAD_DEREF", bc.CellVar(name))
         else:
             self.emit("LOAD_FAST", name)
+
+    def load_closure(self, name: str) -> None:
+        """Push the frame's own cell for `name` (one of its cell or free variables)."""
+        self.emit("LOAD_CLOSURE", bc.FreeVar(name) if name in self.code.co_freevars else bc.CellVar(name))
+
+    def store_deref(self, name: str) -> None:
+        self.emit("STORE_DEREF", bc.FreeVar(name) if name in self.code.co_freevars else bc.CellVar(name))
 
     def load_global(self, name: str) -> None:
         self.emit("LOAD_GLOBAL", (False, name))
@@ -184,7 +193,7 @@ class PyCodegen:
         elif isinstance(var, UserMethodVariable):
             self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
         elif isinstance(var, NestedUserFunctionVariable):
-            raise Unsupported(f"rebuilding the function {var.qualname} made during the trace")
+            self._nested_function(var)
         elif isinstance(var, GetAttrVariable):
             self.reconstruct(var.obj)
             self.load_attr(var.name)
@@ -266,6 +275,78 @@ class PyCodegen:
         self.load_const(self.wrap_callable(var.fn))
 
     # ---- side effects --------------------------------------------------------------------
+    def _nested_function(self, var: NestedUserFunctionVariable) -> None:
+        """A function made during the trace: FunctionType(code, globals, name, defaults, closure)."""
+        if var.kwdefaults:
+            raise Unsupported(f"rebuilding the function {var.qualname} with keyword-only defaults")
+
+        def args():
+            self.load_const(var.code)
+            self.load_const(var.f_globals)
+            self.load_const(var.code.co_name)
+            self._tuple_or_none(var.defaults, self.reconstruct)
+            self._tuple_or_none(var.closure, self._cell)
+        self.call(types.FunctionType, args, 5)
+
+    def _tuple_or_none(self, items, push) -> None:
+        if not items:
+            self.load_const(None)
+            return
+        for item in items:
+            push(item)
+        self.emit("BUILD_TUPLE", len(items))
+
+    def _cell(self, cell) -> None:
+        """The real cell for a CellVariable: the frame's own, or one made once for a trace-made cell."""
+        for name, cell_id in self.side_effects.frame_cells.items():
+            if cell_id == cell.cell_id:
+                self.frame_cells_used = True
+                self.load_closure(name)
+                return
+        temp = self.cell_temps.get(cell.cell_id)
+        if temp is None:
+            content = self.side_effects.load_cell(cell.cell_id)
+            self.call(types.CellType, (lambda: self.reconstruct(content)) if content is not None else (lambda: None),
+                      0 if content is None else 1)
+            temp = self.cell_temps[cell.cell_id] = self.new_temp("___cell")
+            self.store(temp)
+        self.load(temp)
+
+    def stage_cells(self, frame_cellvars: bool) -> list:
+        """Evaluate into temps what real cells must hold once the rewritten code goes on: every
+        cell a STORE_DEREF wrote and, with `frame_cellvars`, the frame's own cell variables (a
+        closure that leaves the frame, or a resume function, reads them)."""
+        effects = self.side_effects
+        staged, frame_ids = [], set(effects.frame_cells.values())
+        for name, cell_id in effects.frame_cells.items():
+            content = effects.load_cell(cell_id)
+            wanted = cell_id in effects.assigned_cells or (frame_cellvars and name in self.code.co_cellvars)
+            if content is not None and wanted:
+                staged.append((name, None, self._staged(content)))
+        for _, cell, source in effects.real_cells.values():
+            if cell.cell_id in effects.assigned_cells and cell.cell_id not in frame_ids:
+                if source is None:
+                    raise Unsupported(f"assigning the closure variable {cell.name!r} of a function "
+                                      "the rewritten code cannot reach")
+                staged.append((None, source, self._staged(effects.load_cell(cell.cell_id))))
+        return staged
+
+    def apply_cells(self, staged: list) -> None:
+        """Write the traced contents into the real cells."""
+        for name, source, temp in staged:
+            self.load(temp)
+            if name is not None:
+                self.store_deref(name)
+            else:
+                source.reconstruct(self)
+                self.emit("STORE_ATTR", "cell_contents")
+
+    def _staged(self, value) -> str:
+        self.reconstruct(value)
+        temp = self.new_temp("___cellvalue")
+        self.store(temp)
+        return temp
+
     def stage_side_effects(self) -> list:
         """Evaluate every replayed value into temps (before anything is mutated)."""
         staged = []

@@ -65,19 +65,23 @@ class CacheEntry:
         self.hits += 1
         if self.function is None:
             return original(*args, **kwargs)
-        return self.function(*args, **kwargs)
+        function = self.function
+        if original.__closure__ is not function.__closure__:  # a resume function over this call's cells
+            function = types.FunctionType(self.code, original.__globals__, function.__name__,
+                                          function.__defaults__, original.__closure__)
+        return function(*args, **kwargs)
 
 
-def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEntry:
+def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closure=None) -> CacheEntry:
     """Trace the frame of `owner` (a CompiledFunction) for this call into a cache entry."""
     grad_mode = torch.is_grad_enabled()
     try:
-        return _convert(owner, compile_id, f_locals, f_globals)
+        return _convert(owner, compile_id, f_locals, f_globals, closure)
     finally:
         torch._C._set_grad_enabled(grad_mode)  # a trace inside `with no_grad()` switched it
 
 
-def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEntry:
+def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -> CacheEntry:
     code = owner.code
     break_at, first_error = None, None
     grad_mode = torch.is_grad_enabled()
@@ -86,7 +90,8 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict) -> CacheEn
         torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
         _notify(hook, "on_trace_start", owner.code.co_name, compile_id, attempt)
         output = OutputGraph()
-        tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at)
+        tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at,
+                                   closure=closure)
         try:
             result = tx.run()
         except Unsupported as error:
@@ -149,13 +154,18 @@ def internal_error(owner, compile_id, error) -> CacheEntry:
 
 def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheEntry:
     def emit(cg: PyCodegen):
-        if output.side_effects.is_empty():
-            cg.reconstruct(result)
-        else:
-            cg.reconstruct(result)
-            cg.store("___ret")
-            cg.apply_side_effects(cg.stage_side_effects())
-            cg.load("___ret")
+        cg.reconstruct(result)
+        effects = output.side_effects
+        if effects.is_empty() and not cg.frame_cells_used and not effects.assigned_cells:
+            cg.emit("RETURN_VALUE")
+            return
+        cg.store("___ret")
+        staged = cg.stage_side_effects()
+        # a closure that leaves the frame sees the values its cells hold at the return
+        cells = cg.stage_cells(frame_cellvars=cg.frame_cells_used)
+        cg.apply_side_effects(staged)
+        cg.apply_cells(cells)
+        cg.load("___ret")
         cg.emit("RETURN_VALUE")
 
     output_nodes = _collect(owner, output, emit)
@@ -174,9 +184,6 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     decoded, inst = tx.decoded, tx.current
     where = error.location or tx.location()
     record = GraphBreak(error.reason, where, list(error.user_stack or [where]))
-    if owner.code.co_cellvars:
-        raise Unsupported(f"graph break ({error.reason}) in a function with closure cells: "
-                          "the frame runs eagerly")
     if resume_mod.has_backedge(decoded, inst.index):
         raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
     stack = list(tx.stack)
@@ -235,7 +242,10 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         for name in live_names:
             cg.reconstruct(locals_[name])
             cg.store(f"___live_{name}")
-        cg.apply_side_effects(cg.stage_side_effects())
+        staged = cg.stage_side_effects()
+        cells = cg.stage_cells(frame_cellvars=True)  # the resume function reads the frame's cells
+        cg.apply_side_effects(staged)
+        cg.apply_cells(cells)
         if modes:  # the instruction runs in the innermost with-block's grad mode
             _set_grad_mode(cg, modes[-1].target)
         for i in range(untouched, len(stack)):
@@ -277,7 +287,16 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
                 for name in live:
                     cg.load(f"___live_{name}")
 
-            cg.call(fn, args, depth - len(nulls) - len(entered) + len(live))
+            nargs = depth - len(nulls) - len(entered) + len(live)
+            if fn.cell_names:  # it continues over this frame's own cells
+                def args_after_cells(args=args, fn=fn):
+                    for name in fn.cell_names:
+                        cg.load_closure(name)
+                    cg.emit("BUILD_TUPLE", len(fn.cell_names))
+                    args()
+                cg.call(fn.call_with_cells, args_after_cells, nargs + 1)
+            else:
+                cg.call(fn, args, nargs)
             cg.emit("RETURN_VALUE")
         if modes:
             cg.instructions.append(restore_label)

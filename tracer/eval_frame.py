@@ -97,6 +97,7 @@ class CompiledFunction:
         self.calls: collections.deque = collections.deque(maxlen=10_000)  # entry id per call; None: a miss
         self.parent = parent
         self.resume_origin = None  # for a resume function: (the frame it resumes, its prologue length)
+        self.cell_names: tuple[str, ...] = ()  # for a resume function: the resumed frame's cells it takes
         self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
         self._resumes: dict = {}
         self._nested: dict = {}
@@ -129,8 +130,9 @@ class CompiledFunction:
     def _full_args(self, args) -> tuple:
         return args if self.bound_self is None else (self.bound_self, *args)
 
-    def bind(self, args, kwargs) -> dict | None:
+    def bind(self, args, kwargs, fn=None) -> dict | None:
         """The frame's initial locals, or None when Python itself would reject the call."""
+        closure = (fn or self.fn).__closure__
         args = self._full_args(args)
         names = self._simple_args
         if names is not None and not kwargs and len(args) == len(names):
@@ -142,8 +144,8 @@ class CompiledFunction:
                 return None
             bound.apply_defaults()
             f_locals = dict(bound.arguments)
-        if self.fn.__closure__:
-            for name, cell in zip(self.code.co_freevars, self.fn.__closure__):
+        if closure:
+            for name, cell in zip(self.code.co_freevars, closure):
                 try:
                     f_locals[name] = cell.cell_contents
                 except ValueError:
@@ -151,20 +153,29 @@ class CompiledFunction:
         return f_locals
 
     def __call__(self, *args, **kwargs):
+        return self._call(self.fn, args, kwargs)
+
+    def call_with_cells(self, cells: tuple, *args):
+        """Call a resume function over the cells of the frame it continues: its closure this call."""
+        outer = self.fn.__closure__[:len(self.fn.__closure__) - len(cells)]
+        fn = types.FunctionType(self.code, self.fn.__globals__, self.fn.__name__, None, outer + cells)
+        return self._call(fn, args, {})
+
+    def _call(self, fn, args, kwargs):
         self.last_call = (args, kwargs)
-        f_locals = self.bind(args, kwargs)
+        f_locals = self.bind(args, kwargs, fn)
         if f_locals is None:
-            return self.fn(*self._full_args(args), **kwargs)  # raises the TypeError Python would raise
+            return fn(*self._full_args(args), **kwargs)  # raises the TypeError Python would raise
         if self.module is not None and _has_hooks(self.module):
             self._record_hooked_module()
             return self.module(*args, **kwargs)
-        f_globals = self.fn.__globals__
+        f_globals = fn.__globals__
         for entry in reversed(self.cache_entries):
             if entry.guards.check(f_locals, f_globals):
                 self.calls.append(entry.compile_id)
-                return entry.run(self.fn, self._full_args(args), kwargs)
+                return entry.run(fn, self._full_args(args), kwargs)
         self.calls.append(None)
-        return self._miss(f_locals, f_globals, args, kwargs)
+        return self._miss(f_locals, f_globals, args, kwargs, fn)
 
     def __getattr__(self, name):
         """A compiled module still answers as the module (train(), parameters(), ...)."""
@@ -179,7 +190,7 @@ class CompiledFunction:
         return functools.partial(self, obj)
 
     # ---- compiling ----------------------------------------------------------------------
-    def _miss(self, f_locals, f_globals, args, kwargs):
+    def _miss(self, f_locals, f_globals, args, kwargs, fn):
         fid = frame_id(self.code)
         compile_id = f"{fid}/{len(self.cache_entries)}"
         full_args = self._full_args(args)
@@ -190,18 +201,18 @@ class CompiledFunction:
             if not self._warned_limit:
                 warnings.warn(reason, CacheLimitExceeded, stacklevel=3)
                 self._warned_limit = True
-            return self.fn(*full_args, **kwargs)
+            return fn(*full_args, **kwargs)
         kind = "recompile" if self.cache_entries else "compile"
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
         started = time.perf_counter()
-        entry = convert_frame(self, compile_id, f_locals, f_globals)
+        entry = convert_frame(self, compile_id, f_locals, f_globals, fn.__closure__)
         self._event(kind, compile_id, reason, duration_s=time.perf_counter() - started)
         if entry.graph_break is not None:
             self._event("graph_break", compile_id, str(entry.graph_break))
         if entry.eager_reason is not None:
             self._event("eager_fallback", compile_id, entry.eager_reason)
         self.cache_entries.append(entry)
-        return entry.run(self.fn, full_args, kwargs)
+        return entry.run(fn, full_args, kwargs)
 
     def _event(self, kind, compile_id, reason, duration_s=None) -> None:
         event = CompileEvent(kind, compile_id, reason, duration_s=duration_s, frame=self.code.co_name)
@@ -252,8 +263,12 @@ class CompiledFunction:
             line = decoded.instructions[target].line
             name = f"torch_dynamo_resume_in_{self.user_function_name}_at_{line}"
             code = make_resume_code(self.code, decoded, target, depth, live, name, nulls, contexts)
-            fn = types.FunctionType(code, self.fn.__globals__, name, None, self.fn.__closure__)
+            # this frame's cell variables are the resume function's last free variables: each
+            # call passes the calling frame's own cells (call_with_cells); these stand in till then
+            closure = (self.fn.__closure__ or ()) + tuple(types.CellType() for _ in self.code.co_cellvars)
+            fn = types.FunctionType(code, self.fn.__globals__, name, None, closure or None)
             compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
+            compiled.cell_names = self.code.co_cellvars
             compiled.hook = self.hook
             compiled.resume_origin = (self, resume_prologue_length(self.code, depth, nulls, contexts))
             self._resumes[key] = compiled

@@ -12,7 +12,7 @@ import sys
 import types
 
 from .exc import Unsupported
-from .source import GlobalSource, ModuleSource
+from .source import AttrSource, GetItemSource, GlobalSource, ModuleSource
 from .symbolic_convert import InstructionTranslator, _dispatch_table
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
@@ -120,10 +120,11 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
     defaults, kwdefaults, closure = fn_var.bind_extras(tx)
     symbolic_locals = bind_arguments(code, fn_var.qualname, defaults, kwdefaults, args, kwargs)
     cells = {}
-    for name, cell in zip(code.co_freevars, closure):
+    real_closure = getattr(getattr(fn_var, "fn", None), "__closure__", None) or ()
+    for i, (name, cell) in enumerate(zip(code.co_freevars, closure)):
         if not isinstance(cell, CellVariable):  # a real cell's contents, wrapped with its source
-            contents, cell = cell, CellVariable(name=name)
-            tx.output.side_effects.store_cell(cell.cell_id, contents)
+            source = GetItemSource(AttrSource(fn_var.source, "__closure__"), i) if fn_var.source else None
+            cell = tx.real_cell(real_closure[i], name, cell, source)
         cells[name] = cell
     child = InliningInstructionTranslator(tx, code, symbolic_locals, fn_var.get_globals(), cells, fn_var)
     child.yielded = [] if generator else None

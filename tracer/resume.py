@@ -123,6 +123,7 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     """The original code entered at instruction `target` with `n_stack` values on the stack.
 
     Stack positions in `nulls` hold the NULL of a pending call: they are pushed, not passed.
+    The original's cell variables become free variables: the caller passes its own cells.
     `contexts` are (position, context manager) pairs: the resume function enters each there,
     as its with-statement did, so `__exit__` sits where the body expects it.
     """
@@ -135,10 +136,14 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
             body.append(label)
         if isinstance(item, bc.Instr) and item.name in ("MAKE_CELL", "COPY_FREE_VARS"):
             continue
+        if isinstance(item, bc.Instr) and isinstance(item.arg, bc.CellVar):
+            item = item.copy()  # the frame's own cells arrive as this function's closure
+            item.arg = bc.FreeVar(item.arg.name)
         body.append(item)
     entered = dict(contexts)
     stack_names = [f"___stack{i}" for i in range(n_stack) if i not in nulls and i not in entered]
-    prologue = [bc.Instr("COPY_FREE_VARS", len(program.freevars))] if program.freevars else []
+    freevars = list(program.freevars) + list(program.cellvars)
+    prologue = [bc.Instr("COPY_FREE_VARS", len(freevars))] if freevars else []
     prologue.append(bc.Instr("RESUME", 0))
     for i in range(n_stack):
         if i in entered:
@@ -151,7 +156,7 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     resumed.qualname = name
     resumed.filename = program.filename
     resumed.first_lineno = program.first_lineno
-    resumed.freevars = list(program.freevars)
+    resumed.freevars = freevars
     resumed.argnames = stack_names + list(live)
     resumed.argcount = len(resumed.argnames)
     resumed.flags = program.flags & ~(0x04 | 0x08 | 0x20)
@@ -175,7 +180,7 @@ ENTER_CONTEXT_LENGTH = 3  # LOAD_CONST context, BEFORE_WITH, POP_TOP
 def resume_prologue_length(code: types.CodeType, n_stack: int, nulls: frozenset = frozenset(),
                            contexts: tuple = ()) -> int:
     """Instructions a resume function puts before the original code (see make_resume_code)."""
-    return bool(code.co_freevars) + 1 + n_stack + (ENTER_CONTEXT_LENGTH - 1) * len(contexts) + 1
+    return bool(code.co_freevars or code.co_cellvars) + 1 + n_stack + (ENTER_CONTEXT_LENGTH - 1) * len(contexts) + 1
 
 
 def stack_effect(inst) -> int:

@@ -16,6 +16,9 @@ from .source import Source
 @dataclass
 class SideEffects:
     cells: dict[int, object] = field(default_factory=dict)  # cell id -> tracker
+    frame_cells: dict[str, int] = field(default_factory=dict)  # the compiled frame's own cells: name -> cell id
+    real_cells: dict[int, tuple] = field(default_factory=dict)  # id(real cell) -> (cell, CellVariable, source)
+    assigned_cells: set[int] = field(default_factory=set)  # cell ids a STORE_DEREF wrote
     attrs: dict[int, dict[str, object]] = field(default_factory=dict)  # object id -> {name: tracker}
     attr_owners: dict[int, object] = field(default_factory=dict)  # object id -> object tracker
     containers: dict[int, object] = field(default_factory=dict)  # mutation id -> latest tracker (from outside)
@@ -28,6 +31,19 @@ class SideEffects:
 
     def store_cell(self, cell_id: int, value) -> None:
         self.cells[cell_id] = value
+
+    def assign_cell(self, cell_id: int, value) -> None:
+        """A STORE_DEREF: if the cell is a real one, the rewritten code writes the value back."""
+        self.cells[cell_id] = value
+        self.assigned_cells.add(cell_id)
+
+    def known_real_cell(self, real):
+        """The CellVariable already standing for this real cell object in the trace, if any."""
+        known = self.real_cells.get(id(real))
+        return known[1] if known is not None and known[0] is real else None
+
+    def add_real_cell(self, real, cell, source) -> None:
+        self.real_cells[id(real)] = (real, cell, source)
 
     # ---- attributes ---------------------------------------------------------------
     def load_attr(self, obj_id: int, name: str):

@@ -49,7 +49,7 @@ class InstructionTranslator:
     """Traces one frame: `run()` returns the tracker of the value the frame returns."""
 
     def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
-                 break_at: int | None = None):
+                 break_at: int | None = None, closure: tuple | None = None):
         self.code = code
         self.decoded = bytecode.decode(code)
         self.instructions = self.decoded.instructions
@@ -70,6 +70,10 @@ class InstructionTranslator:
         self.root = self
         self.parent = None
         self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
+        for name, real in zip(code.co_freevars, closure or ()):
+            if name in self.symbolic_locals:  # the frame's free variables are real cells it shares
+                self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
+                output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
         if hook is not None:
             output.on_guard = getattr(hook, "on_guard", None)
@@ -199,12 +203,30 @@ class InstructionTranslator:
             raise Unsupported(f"UnboundLocalError: local {inst.argval!r} read before assignment")
         self.push(self.symbolic_locals[inst.argval])
 
+    def real_cell(self, real, name: str, contents, source=None) -> CellVariable:
+        """One CellVariable per real cell object in a trace, so every function closing over it
+        (the compiled frame, helpers it inlines) sees the others' writes; `source` reaches the
+        cell object itself, for writing back."""
+        effects = self.output.side_effects
+        cell = effects.known_real_cell(real)
+        if cell is None:
+            cell = CellVariable(name=name)
+            effects.store_cell(cell.cell_id, contents)
+            effects.add_real_cell(real, cell, source)
+        return cell
+
+    def _new_cell(self, name: str, value) -> CellVariable:
+        cell = CellVariable(name=name)
+        self.output.side_effects.store_cell(cell.cell_id, value)
+        self.cells[name] = cell
+        if self.root is self:  # the compiled frame's own cells: the rewritten code writes them back
+            self.output.side_effects.frame_cells[name] = cell.cell_id
+        return cell
+
     def LOAD_CLOSURE(self, inst):
         name = inst.argval
         if name not in self.cells:  # a root frame's free variable, captured again
-            cell = CellVariable(name=name)
-            self.output.side_effects.store_cell(cell.cell_id, self.symbolic_locals.get(name))
-            self.cells[name] = cell
+            self._new_cell(name, self.symbolic_locals.get(name))
         self.push(self.cells[name])
 
     def LOAD_DEREF(self, inst):
@@ -219,14 +241,12 @@ class InstructionTranslator:
 
     def STORE_DEREF(self, inst):
         name = inst.argval
-        if name not in self.cells:
-            raise Unsupported(f"assigning the closure variable {name!r} of the compiled function")
-        self.output.side_effects.store_cell(self.cells[name].cell_id, self.pop())
+        if name not in self.cells:  # a root frame's free variable with no cell given (what-if, tests)
+            self._new_cell(name, None)
+        self.output.side_effects.assign_cell(self.cells[name].cell_id, self.pop())
 
     def MAKE_CELL(self, inst):
-        cell = CellVariable(name=inst.argval)
-        self.output.side_effects.store_cell(cell.cell_id, self.symbolic_locals.pop(inst.argval, None))
-        self.cells[inst.argval] = cell
+        self._new_cell(inst.argval, self.symbolic_locals.pop(inst.argval, None))
 
     def COPY_FREE_VARS(self, inst):
         pass  # the cells were bound when the call was entered

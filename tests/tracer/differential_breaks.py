@@ -83,10 +83,7 @@ def module_break_case(registry: list, name: str, module: torch.nn.Module, *calls
 
 # Cases where Standin knowingly differs from Dynamo today; each must still fail (strict),
 # so fixing the engine turns them into errors that ask for this entry to be removed.
-KNOWN_LIMITATIONS = {
-    "closure_cell_with_break": "Standin cannot resume a frame whose locals are closure cells yet: "
-                               "the frame runs eagerly",
-}
+KNOWN_LIMITATIONS: dict[str, str] = {}
 
 
 def parametrize_breaks(registry: list):

@@ -533,4 +533,18 @@ def closure_cell_with_break(x):
     return f(x)
 
 
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def nonlocal_written_on_both_sides_of_a_break(x):
+    total = x.sum()
+
+    def add(t):
+        nonlocal total
+        total = total + t.sum()
+
+    add(x)
+    print("between")
+    add(x * 2)
+    return x * total
+
+
 test_breaks = parametrize_breaks(CASES)

@@ -93,6 +93,60 @@ def closure_made_in_trace(x):
     return f2(x) + f3(x)
 
 
+def _make_stepper():
+    steps = 0
+
+    def step():
+        nonlocal steps
+        steps += 1
+
+    def stepped(x):
+        # the compiled function is itself a closure; the helper it inlines writes their shared cell
+        nonlocal steps
+        steps = 0
+        step()
+        step()
+        return x + steps
+
+    return stepped
+
+
+case(CASES, call(T(3)), call(T(3)), call(T(3)))(_make_stepper())
+
+
+def _make_counter():
+    n = 0
+
+    def inc():
+        nonlocal n
+        n += 1
+        return n
+
+    return inc
+
+
+COUNTER = _make_counter()
+
+
+@case(CASES, call(T(3), mutate=mutate_with(lambda g: g.update(COUNTER=_make_counter()), "COUNTER = a new counter")),
+      call(T(3)), compiles="CC",
+      state=lambda: COUNTER.__closure__[0].cell_contents)
+def closure_of_a_global_helper_is_written_back(x):
+    return x * COUNTER()
+
+
+ESCAPED: list = []
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="CC",  # the list's length is guarded
+      state=lambda: [f(torch.ones(3)) for f in ESCAPED])
+def closure_escapes_with_its_cell(x):
+    k = x.sum()
+    ESCAPED.append(lambda t: t * k)
+    k = k + 1  # the escaped lambda sees the value the cell holds at the return
+    return x + 1
+
+
 # ---- lambdas and comprehensions -----------------------------------------------------
 
 
