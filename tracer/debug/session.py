@@ -25,6 +25,7 @@ from ..script import run_script
 from .recorder import Recorder, Timeline, record
 
 STOP_GRACE_S = 2.0  # how long `run(timeout=...)` waits for a stopped script to unwind
+RESTOP_INTERVAL_S = 0.25  # a stop that did not take is raised again this often
 
 
 @dataclass
@@ -114,10 +115,19 @@ class Session:
                 return False
             self._stop_requested = True
             self._stop_reason = why
-            if self._in_script:
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread.ident),
-                                                           ctypes.py_object(ScriptStopped))
+        threading.Thread(target=self._keep_stopping, name="standin: stop", daemon=True).start()
         return True
+
+    def _keep_stopping(self) -> None:
+        """Raise ScriptStopped in the script's thread until it ends: an exception that lands in a
+        finalizer or a weakref callback is printed and ignored by Python, so once is not enough."""
+        while True:
+            with self._lock:
+                if self._in_script:
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread.ident),
+                                                               ctypes.py_object(ScriptStopped))
+            if self._finished.wait(RESTOP_INTERVAL_S):
+                return
 
     def _execute_in_worker(self) -> None:
         try:
