@@ -20,7 +20,8 @@ from .source import AttrSource, GetItemSource, IterItemSource, Source, iterator_
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
-from .variables.ctx_manager import GradModeVariable, ResumedGradMode
+from .variables.ctx_manager import (GRAD_MODE_CLASSES, GRAD_MODE_DECORATOR_CODE, GradModeDecoratedVariable,
+                                    GradModeVariable, ResumedGradMode)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable, TupleVariable,
@@ -126,6 +127,10 @@ def _build_from_source(tx, value, source: Source):
         rule = trace_rules.classify(value)
         if rule == "user":
             guard(AttrSource(source, "__code__"), "ID_MATCH", value.__code__)
+            if value.__code__ is GRAD_MODE_DECORATOR_CODE:
+                decorated = _grad_mode_decorated(tx, value, source)
+                if decorated is not None:
+                    return decorated
             return UserFunctionVariable(value, source=source)
         guard(source, "ID_MATCH", value)
         if rule == "torch":
@@ -140,6 +145,22 @@ def _build_from_source(tx, value, source: Source):
         return SkippedFunctionVariable(value, source=source)
     guard(source, "TYPE_MATCH", type(value))
     return UserDefinedObjectVariable(value, source=source)
+
+
+def _grad_mode_decorated(tx, fn, source):
+    """`@torch.no_grad()` and `@torch.enable_grad()` functions: the wrapped function in a grad-mode block."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    factory, wrapped = cells["ctx_factory"].cell_contents, cells["func"].cell_contents
+    context = getattr(factory, "__self__", None)
+    if type(context) not in GRAD_MODE_CLASSES or not isinstance(wrapped, types.FunctionType):
+        return None
+    index = fn.__code__.co_freevars.index
+
+    def cell_source(name):
+        return AttrSource(GetItemSource(AttrSource(source, "__closure__"), index(name)), "cell_contents")
+    tx.output.install_guard(AttrSource(cell_source("ctx_factory"), "__self__"), "TYPE_MATCH", type(context))
+    return GradModeDecoratedVariable(build(tx, wrapped, cell_source("func")), GRAD_MODE_CLASSES[type(context)],
+                                     source=source)
 
 
 def build_sourceless(tx, value):

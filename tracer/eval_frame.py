@@ -101,7 +101,7 @@ class CompiledFunction:
         self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
         self._resumes: dict = {}
         self._nested: dict = {}
-        self._signature = inspect.signature(fn)
+        self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
             if not (self.code.co_flags & 0x0C) and not self.code.co_kwonlyargcount else None
         self._warned_limit = False

@@ -147,6 +147,44 @@ def closure_escapes_with_its_cell(x):
     return x + 1
 
 
+WEIGHT = torch.ones(3, requires_grad=True)
+
+
+@torch.no_grad()
+def _frozen_scale(t):
+    return t * WEIGHT
+
+
+@torch.enable_grad()
+def _graded(t):
+    return (t * WEIGHT).sin()
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def grad_mode_decorated_helpers(x):
+    # as Dynamo: the decorated helpers are traced inside their grad-mode block, with no break
+    y = _frozen_scale(x)
+    with torch.no_grad():
+        z = _graded(x)
+    return y + z.detach(), y.requires_grad, z.requires_grad
+
+
+def _plus_one(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) + 1
+    return wrapper
+
+
+@_plus_one
+def wrapped_by_a_functools_wraps_decorator(x, y):
+    # compiled directly: its frame's parameters are the wrapper's (*args, **kwargs), not (x, y)
+    return x * y
+
+
+case(CASES, call(T(3), T(3)), call(T(3), T(3)), compiles="C.")(wrapped_by_a_functools_wraps_decorator)
+
+
 # ---- lambdas and comprehensions -----------------------------------------------------
 
 

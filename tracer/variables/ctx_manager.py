@@ -97,4 +97,29 @@ class WithExitVariable(VariableTracker):
         return f"__exit__ of {self.ctx.short_repr()}"
 
 
+@dataclass(frozen=True, eq=False)
+class GradModeDecoratedVariable(VariableTracker):
+    """A function decorated with `@torch.no_grad()` / `@torch.enable_grad()`: calling it runs
+    the function inside the grad-mode block, as Dynamo traces it (no graph break)."""
+
+    fn: VariableTracker = None
+    target: bool = False
+
+    def python_type(self) -> type:
+        import types
+        return types.FunctionType
+
+    def call_function(self, tx, args, kwargs):
+        ctx = GradModeVariable.create(tx, self.target)
+        ctx.enter(tx)
+        result = self.fn.call_function(tx, args, kwargs)
+        ctx.exit(tx)
+        return result
+
+    def short_repr(self) -> str:
+        return f"{self.fn.short_repr()} under grad mode {'on' if self.target else 'off'}"
+
+
 GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True}
+# The wrapper code every `@torch.no_grad()`-style decorator returns (torch.utils._contextlib).
+GRAD_MODE_DECORATOR_CODE = torch.no_grad()(lambda: None).__code__
