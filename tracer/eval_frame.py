@@ -76,6 +76,11 @@ class CompiledFunction:
         if self.module is not None:
             fn = self.module.forward
         self.bound_self = None
+        self.partial_args, self.partial_keywords = (), {}
+        while isinstance(fn, functools.partial):  # as Dynamo: compile the function, bind the arguments
+            self.partial_args = fn.args + self.partial_args
+            self.partial_keywords = {**fn.keywords, **self.partial_keywords}
+            fn = fn.func
         if isinstance(fn, types.MethodType):
             self.bound_self, fn = fn.__self__, fn.__func__
         if not isinstance(fn, types.FunctionType):
@@ -153,6 +158,8 @@ class CompiledFunction:
         return f_locals
 
     def __call__(self, *args, **kwargs):
+        if self.partial_args or self.partial_keywords:
+            args, kwargs = self.partial_args + args, {**self.partial_keywords, **kwargs}
         return self._call(self.fn, args, kwargs)
 
     def call_with_cells(self, cells: tuple, *args):
@@ -237,7 +244,7 @@ class CompiledFunction:
     def what_if(self, *args, **kwargs):
         """Which entry would run for this call, or which guards would fail — without calling."""
         from .guards.whatif import predict
-        return predict(self, args, kwargs)
+        return predict(self, self.partial_args + args, {**self.partial_keywords, **kwargs})
 
     def guard_report(self, entry=None) -> str:
         """The guards of an entry (default: the newest) as TORCH_LOGS=guards prints them."""

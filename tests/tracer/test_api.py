@@ -83,6 +83,19 @@ def test_decorator_forms():
     torch.testing.assert_close(g(x), x * 2)
 
 
+def test_a_functools_partial_compiles_its_function_with_the_bound_arguments():
+    import functools
+
+    def scaled(x, *rest, scale=1.0, **extra):
+        return x * scale + sum(rest) + extra.get("shift", 0)
+
+    bound = functools.partial(functools.partial(scaled, scale=2.0), shift=1)
+    opt = tracer.compile(bound)
+    torch.testing.assert_close(opt(torch.ones(3), 1, 2), bound(torch.ones(3), 1, 2))
+    assert opt.fn is scaled and len(opt.cache_entries) == 1 and opt.cache_entries[0].graphs
+    assert opt.what_if(torch.ones(3), 1, 2).hit == "0/0"
+
+
 def test_empty_graph_never_reaches_the_backend():
     backend = Counter()
     opt = tracer.compile(lambda x, n: (x, n + 1), backend=backend, fullgraph=True)
