@@ -199,4 +199,21 @@ def is_palette_change(event: QEvent) -> bool:
     return event.type() in _PALETTE_EVENTS
 
 
-__all__ = ["DARK", "LIGHT", "Theme", "current", "is_dark", "is_palette_change"]
+class FollowsTheme:
+    """Mixin (before the Qt class) for a widget that caches colours: `refresh_theme()` runs on a
+    palette change while it is visible, and on its next show after one while it was hidden."""
+
+    def changeEvent(self, event):  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if is_palette_change(event) and self.isVisible():
+            self.refresh_theme()
+
+    def showEvent(self, event):  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh_theme()  # a palette change while hidden was left for now
+
+    def refresh_theme(self) -> None:
+        raise NotImplementedError(type(self).__name__)
+
+
+__all__ = ["DARK", "LIGHT", "FollowsTheme", "Theme", "current", "is_dark", "is_palette_change"]

@@ -211,7 +211,7 @@ class _BandDelegate(QStyledItemDelegate):
                                  QColor(colours.selection_edge))
 
 
-class BytecodeView(QWidget):
+class BytecodeView(theme.FollowsTheme, QWidget):
     """One code object's instructions, with the current one marked.
 
     `code_key` identifies the code object in signals; it defaults to
@@ -249,15 +249,6 @@ class BytecodeView(QWidget):
         colours = self._theme = theme.current()
         self._title.setStyleSheet(f"QLabel {{ padding: 3px 6px; background: {colours.title_bg};"
                                   f" color: {colours.title_fg}; border-bottom: 1px solid {colours.title_border}; }}")
-
-    def changeEvent(self, event):  # noqa: N802 - Qt override
-        super().changeEvent(event)
-        if theme.is_palette_change(event) and self.isVisible():
-            self.refresh_theme()
-
-    def showEvent(self, event):  # noqa: N802 - Qt override
-        super().showEvent(event)
-        self.refresh_theme()  # a palette change while hidden was left for now
 
     def refresh_theme(self) -> None:
         """Re-read the theme if it changed: the title's style sheet is fixed text; cells ask as they paint."""

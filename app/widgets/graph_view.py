@@ -127,7 +127,7 @@ class _FittingView(QGraphicsView):
         self.fit()
 
 
-class GraphPanel(QWidget):
+class GraphPanel(theme.FollowsTheme, QWidget):
     """Two tabs over one list of GraphNodeViews: code text and a drawing."""
 
     sig_node_selected = Signal(str)  # a node box was clicked: its name
@@ -167,15 +167,6 @@ class GraphPanel(QWidget):
         first_new = len(self.nodes) - max(0, min(new_count, len(self.nodes)))
         self._show_text(code if code is not None else code_text(self.nodes), None if code else first_new)
         self._draw(first_new)
-
-    def changeEvent(self, event):  # noqa: N802 - Qt override
-        super().changeEvent(event)
-        if theme.is_palette_change(event) and self.isVisible():
-            self.refresh_theme()
-
-    def showEvent(self, event):  # noqa: N802 - Qt override
-        super().showEvent(event)
-        self.refresh_theme()  # a palette change while hidden was left for now
 
     def refresh_theme(self) -> None:
         """Redraw if the theme changed: node boxes, edges and marks were built with the old colours.

@@ -32,7 +32,7 @@ BAND_WIDTH = 4        # the per-line colour band
 GUTTER_PAD = 6        # between line numbers and the band, and after it
 
 
-class SourceView(QWidget):
+class SourceView(theme.FollowsTheme, QWidget):
     """A Python file with line numbers, breakpoints and the current position.
 
     Lines are 1-based. Columns in `set_current` are CPython's (UTF-8 byte
@@ -83,15 +83,6 @@ class SourceView(QWidget):
         return self._filename
 
     # -- theme --------------------------------------------------------------
-
-    def changeEvent(self, event):  # noqa: N802 - Qt override
-        super().changeEvent(event)
-        if theme.is_palette_change(event) and self.isVisible():
-            self.refresh_theme()
-
-    def showEvent(self, event):  # noqa: N802 - Qt override
-        super().showEvent(event)
-        self.refresh_theme()  # a palette change while hidden was left for now
 
     def refresh_theme(self) -> None:
         """Re-read the theme if it changed: syntax formats and line marks are cached, the gutter is not.
