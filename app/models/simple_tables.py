@@ -29,6 +29,10 @@ _FONTROLE = Qt.FontRole.value
 _FOREGROUNDROLE = Qt.ForegroundRole.value
 _TEXTALIGNMENTROLE = Qt.TextAlignmentRole.value
 _TOOLTIPROLE = Qt.ToolTipRole.value
+_HORIZONTAL = Qt.Horizontal.value
+_ALIGN_CENTER = int(Qt.AlignCenter.value)
+_ROW_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable  # combined once: flags() runs per cell
+_CHECKABLE_FLAGS = _ROW_FLAGS | Qt.ItemIsUserCheckable
 
 
 @dataclass(eq=False)
@@ -127,21 +131,25 @@ class RowTreeModel(QAbstractItemModel):
         return len(self.headers)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation != Qt.Horizontal or not 0 <= section < len(self.headers):
+        role = getattr(role, "value", role)  # ints: the header asks many times per repaint
+        if getattr(orientation, "value", orientation) != _HORIZONTAL or not 0 <= section < len(self.headers):
             return None
-        if role == Qt.DisplayRole:
+        if role == _DISPLAYROLE:
             return self.headers[section]
-        if role == Qt.TextAlignmentRole and section in self.centered_columns:
-            return int(Qt.AlignCenter)
+        if role == _TEXTALIGNMENTROLE and section in self.centered_columns:
+            return _ALIGN_CENTER
         return None
 
     def flags(self, index):
         if not index.isValid():
             return Qt.NoItemFlags
-        flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
         if index.column() == 0 and self.item(index).checked is not None:
-            flags |= Qt.ItemIsUserCheckable
-        return flags
+            return _CHECKABLE_FLAGS
+        return _ROW_FLAGS
+
+    def has_nested_rows(self) -> bool:
+        """Whether any top row has children (a view need not expand otherwise)."""
+        return any(item.children for item in self._root.children)
 
     def _font(self, mono: bool, italic: bool, bold: bool) -> QFont:
         """Fonts are made once per style: data() runs for every visible cell on every repaint."""

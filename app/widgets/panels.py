@@ -58,12 +58,14 @@ class _TreePanel(QWidget):
         self.layout_.setSpacing(2)
         self.layout_.addWidget(self.view)
 
-    def _fit_columns(self) -> None:
-        """Size columns to their contents when the rows' shape changes, not on every step."""
-        shape = (self.model.rowCount(), self.model.columnCount())
-        if shape == getattr(self, "_fitted_shape", None):
+    def _fit_columns(self, fresh: bool = False) -> None:
+        """Size columns to their contents when there are more rows than ever fitted (or `fresh`
+        content), not on every step: the stack grows and shrinks by a slot almost every step."""
+        rows, columns = self.model.rowCount(), self.model.columnCount()
+        fitted_rows, fitted_columns = getattr(self, "_fitted_shape", (-1, -1))
+        if not fresh and columns == fitted_columns and rows <= fitted_rows:
             return
-        self._fitted_shape = shape
+        self._fitted_shape = (max(rows, 0 if fresh else fitted_rows), columns)
         header = self.view.header()
         for column in range(self.model.columnCount() - 1):
             self.view.resizeColumnToContents(column)
@@ -101,8 +103,12 @@ class StackPanel(_TreePanel):
         identity at the same index from the bottom.
         """
         self.model.show_stack(tuple(views), None if previous is None else tuple(previous))
-        self.view.expandToDepth(0)
-        self._fit_columns()
+        self._expand_and_fit(fresh=previous is None)
+
+    def _expand_and_fit(self, fresh: bool) -> None:
+        if self.model.has_nested_rows():  # expanding asks every row: only when some row has children
+            self.view.expandToDepth(0)
+        self._fit_columns(fresh)
 
     def clear(self) -> None:
         self.model.set_items([])
@@ -122,8 +128,7 @@ class LocalsPanel(StackPanel):
 
     def show_locals(self, pairs: tuple, previous: tuple | None = None) -> None:
         self.model.show_locals(tuple(pairs), None if previous is None else tuple(previous))
-        self.view.expandToDepth(0)
-        self._fit_columns()
+        self._expand_and_fit(fresh=previous is None)
 
     show_views = show_locals  # same slot name as StackPanel, for uniform wiring
 
