@@ -10,6 +10,7 @@ resume function.
 """
 from __future__ import annotations
 
+import gc
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -73,12 +74,21 @@ class CacheEntry:
 
 
 def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closure=None) -> CacheEntry:
-    """Trace the frame of `owner` (a CompiledFunction) for this call into a cache entry."""
+    """Trace the frame of `owner` (a CompiledFunction) for this call into a cache entry.
+
+    The cyclic garbage collector is paused meanwhile: a trace allocates objects by the
+    hundred thousand but leaves little cyclic garbage, and collections run during it cost
+    half the compile time (three quarters with the debugger recording every step).
+    """
     grad_mode = torch.is_grad_enabled()
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return _convert(owner, compile_id, f_locals, f_globals, closure)
     finally:
         torch._C._set_grad_enabled(grad_mode)  # a trace inside `with no_grad()` switched it
+        if collecting:
+            gc.enable()
 
 
 def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -> CacheEntry:
