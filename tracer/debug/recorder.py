@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .views import GraphNodeView, Snapshot, ViewCache, frame_view, node_view
+from .views import FrameViewer, GraphNodeView, Snapshot, ViewCache, node_view
 
 
 @dataclass
@@ -56,37 +56,57 @@ class Recorder:
         self._views = ViewCache()
         self._current: Timeline | None = None
         self._pending_event: str | None = None
-        self._paused: dict = {}  # (caller translator, its step count) -> FrameView
+        self._viewers: dict = {}  # translator -> its FrameViewer, for the trace being recorded
+        self._heads: dict = {}  # (id(code), depth) -> (code, FrameView fields by instruction index)
 
     # ---- trace boundaries (called by convert_frame) ----------------------------------
     def on_trace_start(self, frame_name: str, compile_id: str, attempt: int) -> None:
         self._current = Timeline(frame_name, compile_id, attempt)
         self.timelines.append(self._current)
+        self._viewers.clear()
 
     def on_trace_end(self, outcome: str) -> None:
         if self._current is not None:
             self._current.outcome = outcome
             self._event("end", outcome)
         self._current = None
+        self._viewers.clear()  # the trace's translators can go
 
     # ---- translator callbacks -----------------------------------------------------------
     def on_step(self, tx, inst) -> None:
         timeline = self._current
-        if timeline is None or len(timeline.snapshots) >= self.max_steps:
+        if timeline is None:
             return
-        frames = []
-        stack = tx.inlining_stack()
-        for frame_tx in stack[:-1]:  # callers are paused mid-call: their views are reused
-            key = (id(frame_tx), frame_tx.steps)
-            view = self._paused.get(key)
-            if view is None:
-                view = self._paused[key] = frame_view(frame_tx, self._views)
-            frames.append(view)
-        timeline.codes.setdefault(id(tx.code), tx.code)
-        frames.append(frame_view(tx, self._views))
-        timeline.snapshots.append(Snapshot(len(timeline.snapshots), tuple(frames), len(timeline.guards),
-                                           len(timeline.nodes), self._pending_event))
+        snapshots = timeline.snapshots
+        step = len(snapshots)
+        if step >= self.max_steps:
+            return
+        viewer = self._viewers.get(tx) or self._viewer(tx, timeline)
+        snapshot = object.__new__(Snapshot)  # Snapshot(...) without __init__, as views.py explains:
+        state = snapshot.__dict__  # its fields filled in order, as __init__ does
+        state["step"] = step
+        state["frames"] = viewer.callers + (viewer.view(inst),)  # () + (frame,) is (frame,) itself
+        state["guard_count"] = len(timeline.guards)
+        state["node_count"] = len(timeline.nodes)
+        state["event"] = self._pending_event
+        snapshots.append(snapshot)
         self._pending_event = None
+
+    def _viewer(self, tx, timeline: Timeline) -> FrameViewer:
+        """A translator's FrameViewer, made at its first step, with the views of its paused callers."""
+        key = (id(tx.code), tx.depth)
+        if key not in self._heads:
+            self._heads[key] = (tx.code, [None] * len(tx.instructions))
+        viewer = self._viewers[tx] = FrameViewer(tx, self._views, self._heads[key][1])
+        timeline.codes.setdefault(id(tx.code), tx.code)
+        parent = tx.parent
+        if parent is not None:  # paused mid-call while tx runs, and so are its own callers
+            parent_viewer = self._viewers.get(parent) or self._viewer(parent, timeline)
+            view = parent_viewer.paused.get(parent.steps)  # shared by the callees of one call
+            if view is None:
+                view = parent_viewer.paused[parent.steps] = parent_viewer.view(parent.current)
+            viewer.callers = parent_viewer.callers + (view,)
+        return viewer
 
     def on_inline_enter(self, tx) -> None:
         self._event("inline_enter", f"enter {tx.code.co_qualname} (depth {tx.depth})")
