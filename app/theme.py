@@ -200,8 +200,9 @@ def is_palette_change(event: QEvent) -> bool:
 
 
 class FollowsTheme:
-    """Mixin (before the Qt class) for a widget that caches colours: `refresh_theme()` runs on a
-    palette change while it is visible, and on its next show after one while it was hidden."""
+    """Mixin (before the Qt class) for a widget that caches colours and defines `refresh_theme()`:
+    it runs on a palette change while the widget is visible, and on its next show after one
+    while it was hidden."""
 
     def changeEvent(self, event):  # noqa: N802 - Qt override
         super().changeEvent(event)
@@ -211,9 +212,6 @@ class FollowsTheme:
     def showEvent(self, event):  # noqa: N802 - Qt override
         super().showEvent(event)
         self.refresh_theme()  # a palette change while hidden was left for now
-
-    def refresh_theme(self) -> None:
-        raise NotImplementedError(type(self).__name__)
 
 
 __all__ = ["DARK", "LIGHT", "FollowsTheme", "Theme", "current", "is_dark", "is_palette_change"]

@@ -159,8 +159,12 @@ class CompiledFunction:
 
     def __call__(self, *args, **kwargs):
         if self.partial_args or self.partial_keywords:
-            args, kwargs = self.partial_args + args, {**self.partial_keywords, **kwargs}
+            args, kwargs = self._with_partial(args, kwargs)
         return self._call(self.fn, args, kwargs)
+
+    def _with_partial(self, args, kwargs) -> tuple[tuple, dict]:
+        """A compiled functools.partial: its bound arguments, then this call's."""
+        return self.partial_args + args, {**self.partial_keywords, **kwargs}
 
     def call_with_cells(self, cells: tuple, *args):
         """Call a resume function over the cells of the frame it continues: its closure this call."""
@@ -244,7 +248,7 @@ class CompiledFunction:
     def what_if(self, *args, **kwargs):
         """Which entry would run for this call, or which guards would fail — without calling."""
         from .guards.whatif import predict
-        return predict(self, self.partial_args + args, {**self.partial_keywords, **kwargs})
+        return predict(self, *self._with_partial(args, kwargs))
 
     def guard_report(self, entry=None) -> str:
         """The guards of an entry (default: the newest) as TORCH_LOGS=guards prints them."""

@@ -6,6 +6,7 @@ right requires_grad; leaving records and restores the previous mode.
 """
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 
 import torch
@@ -106,7 +107,6 @@ class GradModeDecoratedVariable(VariableTracker):
     target: bool = False
 
     def python_type(self) -> type:
-        import types
         return types.FunctionType
 
     def call_function(self, tx, args, kwargs):
