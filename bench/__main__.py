@@ -223,7 +223,8 @@ def app_lines(results) -> list[str]:
     return [f"App step latency (step command to repainted window, offscreen, a {latency['trace_steps']}-step "
             f"trace): median {latency['median_ms']:.2f} ms, p90 {latency['p90_ms']:.2f} ms (target < 16 ms).",
             f"Recorder memory: {memory['bytes_per_step'] / 1024:.1f} KiB per recorded step "
-            f"({memory['steps']} steps)."]
+            f"({memory['steps']} steps); {memory['bytes_per_step_read'] / 1024:.1f} KiB per step once every "
+            f"snapshot has been read, at {memory['read_us_per_step']:.1f} µs per snapshot (made on first read)."]
 
 
 def fmt(value) -> str:

@@ -62,6 +62,10 @@ def step_latency(steps: int = 200) -> dict:
 
 
 def memory_per_step() -> dict:
+    """Bytes per step while recording (tracemalloc peak over the trace), and once every snapshot is read.
+
+    Also the time to read them all (snapshots are made from the recorded steps on first read).
+    """
     import torch
 
     import tracer
@@ -73,11 +77,26 @@ def memory_per_step() -> dict:
             acc = acc * 2 + i
         return acc
 
+    tracer.compile(long)(torch.ones(4))  # first trace in the process: imports, caches
     opt = tracer.compile(long)
     recorder = record(opt)
     tracemalloc.start()
     opt(torch.ones(4))
     _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    for timeline in recorder.timelines:
+        list(timeline.snapshots)
+    current, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     steps = sum(len(t) for t in recorder.timelines)
-    return {"steps": steps, "bytes_per_step": peak / max(steps, 1)}
+
+    tracer.reset()
+    opt = tracer.compile(long)
+    recorder = record(opt)
+    opt(torch.ones(4))
+    start = time.perf_counter_ns()
+    for timeline in recorder.timelines:
+        list(timeline.snapshots)
+    read_ns = time.perf_counter_ns() - start
+    return {"steps": steps, "bytes_per_step": peak / max(steps, 1), "bytes_per_step_read": current / max(steps, 1),
+            "read_us_per_step": read_ns / 1e3 / max(steps, 1)}

@@ -10,7 +10,6 @@ resume function.
 """
 from __future__ import annotations
 
-import gc
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ import torch.fx
 
 from . import resume as resume_mod
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
+from .collector import collector_paused
 from .exc import InternalTracerWarning, Unsupported, UserLocation
 from .guards import GuardSet
 from .output_graph import OutputGraph
@@ -81,14 +81,11 @@ def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closu
     half the compile time (three quarters with the debugger recording every step).
     """
     grad_mode = torch.is_grad_enabled()
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        return _convert(owner, compile_id, f_locals, f_globals, closure)
+        with collector_paused():
+            return _convert(owner, compile_id, f_locals, f_globals, closure)
     finally:
         torch._C._set_grad_enabled(grad_mode)  # a trace inside `with no_grad()` switched it
-        if collecting:
-            gc.enable()
 
 
 def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -> CacheEntry:

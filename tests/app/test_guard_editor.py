@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from app.widgets.guard_editor import (COL_GUARDS, COL_PATH, COL_VALUE, PREDICTION_HIT, PREDICTION_RECOMPILE,
                                       SIDE_LEFT, SIDE_RIGHT, GuardEditor, diff_lines, global_path,
                                       other_globals)
+import tracer
 from tracer.debug import Session
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -23,6 +24,7 @@ SEED = str(ROOT / "resources" / "examples" / "seed_example.py")
 
 @pytest.fixture
 def session():
+    tracer.reset()  # frame numbers are per process: start at 0 whatever ran before
     return Session(SEED).run()
 
 

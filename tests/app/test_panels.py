@@ -48,6 +48,7 @@ BREAKING = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def seed():
+    tracer.reset()  # frame numbers are per process: start at 0 whatever ran before
     return tracer.debug.Session(SEED).run()
 
 

@@ -164,9 +164,11 @@ def test_a_trace_of_100k_instructions_fits_in_memory():
     recorder = record(opt)
     tracemalloc.start()
     opt(torch.ones(2))
+    timeline = recorder.timelines[0]
+    assert len(timeline) > 99_000
+    assert [s.step for s in timeline.snapshots] == list(range(len(timeline)))  # every snapshot made
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert len(recorder.timelines[0]) > 99_000
     assert peak < 600 * 2**20
 
 

@@ -2,7 +2,8 @@
 from .breakpoints import (Breakpoint, ConditionBreakpoint, LineBreakpoint, OffsetBreakpoint, OpcodeBreakpoint,
                           depth_exceeds, graph_break, guard_installed_on, top_is_tensor)
 from .navigation import Navigator
-from .recorder import Recorder, Timeline, TimelineEvent, record
+from .recorder import Recorder, record
+from .timeline import Timeline, TimelineEvent
 from .session import CallOutcome, Session
 from .views import FrameView, GraphNodeView, Snapshot, TrackerView
 

@@ -8,7 +8,7 @@ new position (unchanged when there is nowhere to go).
 from __future__ import annotations
 
 from .breakpoints import Breakpoint
-from .recorder import Timeline
+from .timeline import Timeline
 
 
 class Navigator:
@@ -28,13 +28,12 @@ class Navigator:
         return self.position
 
     def _scan(self, start: int, step: int, stop) -> int:
-        i = start
+        """The first snapshot from start on (step 1: forwards, -1: backwards) where stop holds, or the end."""
         snapshots = self._snapshots()
-        while 0 <= i < len(snapshots):
-            if stop(snapshots[i]):
-                return self._go(i)
-            i += step
-        return self._go(max(0, min(len(snapshots) - 1, i - step)))
+        for snapshot in snapshots.walk(start, step):
+            if stop(snapshot):
+                return self._go(snapshot.step)
+        return self._go(len(snapshots) - 1 if step > 0 else 0)
 
     # ---- forwards --------------------------------------------------------------------
     def step_into(self) -> int:

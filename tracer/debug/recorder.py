@@ -4,47 +4,15 @@ Attach one to a compiled function (`record(opt)`); every trace of every frame
 compiled from it (resume functions and callees included) becomes a Timeline:
 one Snapshot before each instruction, plus the guards, graph nodes and events
 in the order they happened.  Without a recorder the translator pays one
-`is None` test per instruction.
+`is None` test per instruction.  With one, a step costs a tuple: what the
+translator held (its stack copied, its locals copied only when they changed)
+is kept raw, and views are made when a snapshot is first read.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from .views import FrameViewer, GraphNodeView, Snapshot, ViewCache, node_view
-
-
-@dataclass
-class TimelineEvent:
-    step: int  # the snapshot it happened before (or at the end: len(snapshots))
-    kind: str  # "inline_enter", "inline_exit", "node", "guard", "realize", "graph_break", "compiled", ...
-    text: str
-
-
-@dataclass
-class Timeline:
-    """One trace of one frame: what the translator did, step by step."""
-
-    frame: str  # the compiled frame's function name
-    compile_id: str
-    attempt: int = 1  # 2 when the trace restarted to stop before a graph break
-    snapshots: list[Snapshot] = field(default_factory=list)
-    guards: list = field(default_factory=list)  # Guard objects in install order
-    nodes: list[GraphNodeView] = field(default_factory=list)
-    events: list[TimelineEvent] = field(default_factory=list)
-    codes: dict = field(default_factory=dict)  # code id -> code object, for bytecode listings
-    outcome: str = ""  # how the trace ended
-
-    def __len__(self) -> int:
-        return len(self.snapshots)
-
-    def guards_at(self, step: int) -> list:
-        return self.guards[: self.snapshots[step].guard_count]
-
-    def nodes_at(self, step: int) -> list[GraphNodeView]:
-        return self.nodes[: self.snapshots[step].node_count]
-
-    def events_at(self, step: int) -> list[TimelineEvent]:
-        return [e for e in self.events if e.step == step]
+from .timeline import Timeline, TimelineEvent
+from .view_cache import FrameTrack, Realizations, SnapshotMaker, ViewCache
+from .views import node_view
 
 
 class Recorder:
@@ -53,60 +21,57 @@ class Recorder:
     def __init__(self, max_steps: int = 500_000):
         self.timelines: list[Timeline] = []
         self.max_steps = max_steps
-        self._views = ViewCache()
+        self._realizations = Realizations()
+        self._make_snapshot = SnapshotMaker(ViewCache(self._realizations)).snapshot
         self._current: Timeline | None = None
         self._pending_event: str | None = None
-        self._viewers: dict = {}  # translator -> its FrameViewer, for the trace being recorded
-        self._heads: dict = {}  # (id(code), depth) -> (code, FrameView fields by instruction index)
+        self._tracks: dict = {}  # translator -> its FrameTrack, for the trace being recorded
+        self._heads: dict = {}  # (id(code), depth) -> (code, FrameView heads by instruction index)
 
     # ---- trace boundaries (called by convert_frame) ----------------------------------
     def on_trace_start(self, frame_name: str, compile_id: str, attempt: int) -> None:
-        self._current = Timeline(frame_name, compile_id, attempt)
+        self._current = Timeline(frame_name, compile_id, attempt, make_snapshot=self._make_snapshot)
         self.timelines.append(self._current)
-        self._viewers.clear()
+        self._tracks.clear()
 
     def on_trace_end(self, outcome: str) -> None:
         if self._current is not None:
             self._current.outcome = outcome
             self._event("end", outcome)
         self._current = None
-        self._viewers.clear()  # the trace's translators can go
+        self._tracks.clear()  # the trace's translators can go
 
     # ---- translator callbacks -----------------------------------------------------------
     def on_step(self, tx, inst) -> None:
         timeline = self._current
         if timeline is None:
             return
-        snapshots = timeline.snapshots
-        step = len(snapshots)
-        if step >= self.max_steps:
+        steps = timeline.steps
+        if len(steps) >= self.max_steps:
             return
-        viewer = self._viewers.get(tx) or self._viewer(tx, timeline)
-        snapshot = object.__new__(Snapshot)  # Snapshot(...) without __init__, as views.py explains:
-        state = snapshot.__dict__  # its fields filled in order, as __init__ does
-        state["step"] = step
-        state["frames"] = viewer.callers + (viewer.view(inst),)  # () + (frame,) is (frame,) itself
-        state["guard_count"] = len(timeline.guards)
-        state["node_count"] = len(timeline.nodes)
-        state["event"] = self._pending_event
-        snapshots.append(snapshot)
+        track = self._tracks.get(tx) or self._track(tx, timeline)
+        symbolic_locals = tx.symbolic_locals
+        if symbolic_locals != track.locals:  # trackers compare by identity: equal is the same trackers
+            track.locals = symbolic_locals.copy()
+        steps.append((track, inst, tuple(tx.stack), track.locals, len(timeline.guards), len(timeline.nodes),
+                      self._pending_event))
         self._pending_event = None
 
-    def _viewer(self, tx, timeline: Timeline) -> FrameViewer:
-        """A translator's FrameViewer, made at its first step, with the views of its paused callers."""
+    def _track(self, tx, timeline: Timeline) -> FrameTrack:
+        """A translator's FrameTrack, made at its first step, with the state of its paused callers."""
         key = (id(tx.code), tx.depth)
         if key not in self._heads:
             self._heads[key] = (tx.code, [None] * len(tx.instructions))
-        viewer = self._viewers[tx] = FrameViewer(tx, self._views, self._heads[key][1])
         timeline.codes.setdefault(id(tx.code), tx.code)
+        callers = ()
         parent = tx.parent
         if parent is not None:  # paused mid-call while tx runs, and so are its own callers
-            parent_viewer = self._viewers.get(parent) or self._viewer(parent, timeline)
-            view = parent_viewer.paused.get(parent.steps)  # shared by the callees of one call
-            if view is None:
-                view = parent_viewer.paused[parent.steps] = parent_viewer.view(parent.current)
-            viewer.callers = parent_viewer.callers + (view,)
-        return viewer
+            parent_track = self._tracks.get(parent) or self._track(parent, timeline)
+            paused = (parent_track, parent.current, tuple(parent.stack), dict(parent.symbolic_locals),
+                      len(timeline.steps))
+            callers = parent_track.callers + (paused,)
+        track = self._tracks[tx] = FrameTrack(tx.code, tx.depth, self._heads[key][1], callers)
+        return track
 
     def on_inline_enter(self, tx) -> None:
         self._event("inline_enter", f"enter {tx.code.co_qualname} (depth {tx.depth})")
@@ -124,9 +89,11 @@ class Recorder:
             self._current.nodes.append(node_view(node))
             self._event("node", f"{node.name} = {node.op} {self._current.nodes[-1].target}")
 
-    def on_realize(self, tracker) -> None:
-        self._event("realize", f"realized {tracker.source.name() if tracker.source else '?'} "
-                               f"as {tracker.kind()}")
+    def on_realize(self, shell) -> None:
+        """A lazy shell built its real tracker, during the step just recorded."""
+        if self._current is not None:
+            self._realizations.add(shell, len(self._current.steps))
+        self._event("realize", f"realized {shell.source.name() if shell.source else '?'} as {shell.kind()}")
 
     def on_graph_break(self, reason: str) -> None:
         self._event("graph_break", reason)
@@ -135,7 +102,7 @@ class Recorder:
     def _event(self, kind: str, text: str) -> None:
         timeline = self._current
         if timeline is not None:
-            timeline.events.append(TimelineEvent(len(timeline.snapshots), kind, text))
+            timeline.events.append(TimelineEvent(len(timeline.steps), kind, text))
 
 
 def record(compiled, recorder: Recorder | None = None) -> Recorder:

@@ -22,7 +22,8 @@ from ..eval_frame import CompiledFunction
 from ..exc import ScriptStopped, UserError
 from ..guards.whatif import Prediction, StateEditor, predict
 from ..script import run_script
-from .recorder import Recorder, Timeline, record
+from .recorder import Recorder, record
+from .timeline import Timeline
 
 STOP_GRACE_S = 2.0  # how long `run(timeout=...)` waits for a stopped script to unwind
 RESTOP_INTERVAL_S = 0.25  # a stop that did not take is raised again this often

@@ -24,7 +24,7 @@ class LazyVariableTracker(VariableTracker):
             self._realized.append(build_from_source(self.tx, self.value, self.source))
             on_realize = getattr(getattr(self.tx, "hook", None), "on_realize", None)
             if on_realize is not None:
-                on_realize(self._realized[0])
+                on_realize(self)
         return self._realized[0]
 
     def is_lazy(self) -> bool:
@@ -81,6 +81,8 @@ class LazyVariableTracker(VariableTracker):
 
     def short_repr(self) -> str:
         real = self.peek()
-        if real is not None:
-            return real.short_repr()
+        return real.short_repr() if real is not None else self.lazy_repr()
+
+    def lazy_repr(self) -> str:
+        """What the shell looks like while lazy (the debugger shows it so even once realized)."""
         return f"lazy {type(self.value).__name__} {self.source.name()}"

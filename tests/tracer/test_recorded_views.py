@@ -1,0 +1,125 @@
+"""Snapshots are made from recorded steps when read: any order of reading shows the same states.
+
+The recorder keeps what the translator held at each step and makes views later,
+so what a view shows must not depend on when it is read: a lazy shell realized
+at step r looks lazy in every snapshot before r and realized from r on, in a
+local, on the stack, inside a container and in a paused caller's frame.
+"""
+import dataclasses
+
+import torch
+from hypothesis import given, settings, strategies as st
+
+import tracer
+from tracer.debug import Navigator, OpcodeBreakpoint, record
+from tracer.variables.base import VariableTracker
+
+
+class Cfg:
+    scale = 3
+
+
+cfg = Cfg()
+
+
+def helper(pair):
+    return pair[0] * cfg.scale
+
+
+def packs(x, n):
+    pair = (x, n)
+    y = helper(pair)
+    return y + pair[1]
+
+
+def recorded(fn=packs, *args):
+    tracer.reset()
+    opt = tracer.compile(fn)
+    recorder = record(opt)
+    opt(*(args or (torch.ones(3), 2)))
+    return recorder.timelines[0]
+
+
+def first(timeline, predicate):
+    return next(s for s in timeline.snapshots if predicate(s))
+
+
+def test_a_shell_is_lazy_before_its_realization_and_realized_after_whatever_is_read_first():
+    timeline = recorded()
+    last = timeline.snapshots[-1]  # read first: x is realized by then
+    assert dict(last.frame.locals)["x"].kind == "TensorVariable"
+    start = timeline.snapshots[0]
+    assert dict(start.frame.locals)["x"].lazy and dict(start.frame.locals)["x"].text == "lazy Tensor L['x']"
+    realized_at = next(e.step for e in timeline.events if e.kind == "realize" and "L['x']" in e.text)
+    before, after = timeline.snapshots[realized_at - 1], timeline.snapshots[realized_at]
+    assert dict(before.frame.locals)["pair"].children[0][1].lazy  # inside the tuple, in helper's frame
+    assert dict(after.frame.locals)["pair"].children[0][1].kind == "TensorVariable"
+    assert dict(before.frames[0].locals)["x"].lazy, "the paused caller's view is of the step helper was entered"
+
+
+def test_a_view_is_shared_while_its_tracker_and_lazy_state_are_unchanged():
+    timeline = recorded()
+    views = [dict(s.frames[0].locals).get("x") for s in timeline.snapshots if s.depth == 0]
+    distinct = {id(v) for v in views if v is not None}
+    assert len(distinct) == 2, "one view while lazy, one once realized"
+
+
+def _in_order(timeline):
+    return [timeline.snapshots[i] for i in range(len(timeline))]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_reading_in_any_order_makes_the_same_snapshots(rng):
+    expected = _in_order(recorded())
+    timeline = recorded()
+    order = list(range(len(timeline)))
+    rng.shuffle(order)
+    got = {i: timeline.snapshots[i] for i in order}
+    assert [got[i] for i in range(len(timeline))] == expected  # views compare by value
+
+
+def test_walks_and_slices_agree_with_indexing():
+    timeline = recorded()
+    snapshots = timeline.snapshots
+    assert list(snapshots) == [snapshots[i] for i in range(len(snapshots))]
+    assert list(snapshots.walk(len(snapshots) - 1, -1)) == list(reversed(list(snapshots)))
+    assert snapshots[3:9] == [snapshots[i] for i in range(3, 9)] and snapshots[::5][1] is snapshots[5]
+    assert snapshots[-1] is snapshots[len(snapshots) - 1]
+    try:
+        snapshots[len(snapshots)]
+    except IndexError as error:
+        assert "timeline of" in str(error)
+    else:
+        raise AssertionError("reading past the end must raise IndexError")
+
+
+def test_continue_reads_little_beyond_the_breakpoint():
+    timeline = recorded(long_loop, torch.ones(2))
+    nav = Navigator(timeline, [OpcodeBreakpoint(opname="BINARY_OP")])
+    stop = nav.continue_()
+    assert timeline.snapshots[stop].frame.opname == "BINARY_OP"
+    assert timeline.snapshots.made < 2 * stop + 8 < len(timeline)  # batches double from 4
+    assert nav.continue_() > stop and nav.reverse_continue() == stop
+    nav.breakpoints[:] = [OpcodeBreakpoint(opname="RETURN_VALUE")]
+    assert nav.continue_() == len(timeline) - 1 and timeline.snapshots.made == len(timeline) - 1  # all but 0
+
+
+def long_loop(x):
+    acc = 0
+    for i in range(300):
+        acc = acc + i
+    return x + acc
+
+
+def test_every_tracker_class_compares_by_identity():
+    """The recorder tells unchanged locals by dict equality and keys views by tracker: identity only."""
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    import tracer.variables  # noqa: F401  (every tracker module)
+    for cls in [VariableTracker, *subclasses(VariableTracker)]:
+        assert cls.__eq__ is object.__eq__ and cls.__hash__ is object.__hash__, cls.__name__
+        assert not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.eq, cls.__name__
