@@ -90,9 +90,10 @@ class Recorder:
             self._event("node", f"{node.name} = {node.op} {self._current.nodes[-1].target}")
 
     def on_realize(self, shell) -> None:
-        """A lazy shell built its real tracker, during the step just recorded."""
-        if self._current is not None:
-            self._realizations.add(shell, len(self._current.steps))
+        """A lazy shell built its real tracker, during the step just recorded (or after its trace)."""
+        timeline = self._current or (self.timelines[-1] if self.timelines else None)
+        if timeline is not None:
+            self._realizations.add(shell, len(timeline.steps))
         self._event("realize", f"realized {shell.source.name() if shell.source else '?'} as {shell.kind()}")
 
     def on_graph_break(self, reason: str) -> None:
