@@ -8,6 +8,7 @@ its `forward`.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 
 import torch
@@ -29,6 +30,32 @@ def _global_hooks() -> list[str]:
     return [name for name in names if getattr(module_py, name, None)]
 
 
+def _guard_members(tx, module, source, slot: str, read: str = "keys", key=None) -> None:
+    """Guard what the trace read of a module's member dict (its keys, its length, or
+    whether it holds `key`): an append or register_* after the compile changes it,
+    and the old graph must not keep running."""
+    if source is None:
+        return
+    members = module.__dict__.get(slot, {})
+    dict_source = AttrSource(source, slot)
+    if read == "keys":
+        tx.output.install_guard(dict_source, "DICT_KEYS_MATCH", tuple(members))
+    elif read == "len":
+        tx.output.install_guard(dict_source, "LENGTH_CHECK", len(members))
+    else:
+        tx.output.install_guard(dict_source, "DICT_CONTAINS", (key, key in members))
+
+
+def _is_parameter(tracker) -> bool:
+    from .tensor import TensorVariable
+    return isinstance(tracker, TensorVariable) and tracker.python_type() is torch.nn.Parameter
+
+
+# nn.Module.__call__ is _wrapped_call_impl, which calls _call_impl: reached by name when a
+# user's __call__ calls super().__call__, or when code calls `module._call_impl(x)` by hand.
+_CALL_ENTRIES = ("_call_impl", "_wrapped_call_impl")
+
+
 @dataclass(frozen=True, eq=False)
 class NNModuleVariable(UserDefinedObjectVariable):
     # For a container made in the trace (a slice of a Sequential): where its submodules came from.
@@ -48,7 +75,8 @@ class NNModuleVariable(UserDefinedObjectVariable):
             return stored
         module = self.value
         instance_dict = module.__dict__
-        if name in self._MEMBER_METHODS and name not in instance_dict:
+        if (name in self._MEMBER_METHODS or name in _CALL_ENTRIES) and name not in instance_dict \
+                and not self._overrides(name):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
         if name not in instance_dict:
@@ -61,7 +89,25 @@ class NNModuleVariable(UserDefinedObjectVariable):
                     return build(tx, value, self._slot_source(slot, name))
         return super().var_getattr(tx, name)
 
+    def _overrides(self, name: str) -> bool:
+        """Whether the user's class (not torch) replaces nn.Module's method `name`."""
+        return any(name in klass.__dict__ for klass in type(self.value).__mro__[:-2]
+                   if klass.__module__.split(".")[0] != "torch")
+
     def call_function(self, tx, args, kwargs):
+        return self._call_from(tx, "__call__", args, kwargs)
+
+    def _call_from(self, tx, entry: str, args, kwargs):
+        """Enter nn.Module's call path at `entry` (`__call__`, `_wrapped_call_impl` or
+        `_call_impl`): a step the class overrides runs the user's code (whose
+        super().__call__ comes back here), otherwise the call goes straight to forward."""
+        for name in (entry, "_call_impl"):
+            if self._overrides(name):
+                return self.var_getattr(tx, name).call_function(tx, args, kwargs)
+        return self._call_forward(tx, args, kwargs)
+
+    def _call_forward(self, tx, args, kwargs):
+        """nn.Module.__call__ without hooks: straight to forward."""
         module = self.value
         hooks = [name for name in _HOOK_DICTS[:4] if getattr(module, name, None)] + _global_hooks()
         if hooks:
@@ -69,47 +115,70 @@ class NNModuleVariable(UserDefinedObjectVariable):
                               "Standin reports modules with hooks instead of tracing them")
         return self.var_getattr(tx, "forward").call_function(tx, args, kwargs)
 
-    # ---- containers: Sequential, ModuleList, ModuleDict ------------------------------------
-    def _is_container(self) -> bool:
-        return isinstance(self.value, (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict))
+    # ---- containers: Sequential, ModuleList, ModuleDict, ParameterList ---------------------
+    def _container_slot(self) -> str | None:
+        """The member dict a container's items live in, or None for other modules."""
+        if isinstance(self.value, (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict)):
+            return "_modules"
+        if isinstance(self.value, torch.nn.ParameterList):
+            return "_parameters"
+        return None
 
-    def _submodule(self, tx, key: str):
+    def _item(self, tx, key: str):
         from ..builder import build
-        return build(tx, self.value._modules[key], self._slot_source("_modules", key))
+        slot = self._container_slot()
+        return build(tx, self.value.__dict__[slot][key], self._slot_source(slot, key))
 
     def has_unpack_var_sequence(self, tx) -> bool:
-        return self._is_container()
+        return self._container_slot() is not None
 
     def unpack_var_sequence(self, tx):
-        if not self._is_container():
+        slot = self._container_slot()
+        if slot is None:
             raise Unsupported(f"iterating over the module {type(self.value).__qualname__}")
-        keys = list(self.value._modules)
+        _guard_members(tx, self.value, self.source, slot)
+        keys = list(self.value.__dict__[slot])
         if isinstance(self.value, torch.nn.ModuleDict):
             return [ConstantVariable(k) for k in keys]
-        return [self._submodule(tx, k) for k in keys]
+        return [self._item(tx, k) for k in keys]
 
     def call_method(self, tx, name, args, kwargs):
-        if name in self._MEMBER_METHODS and not any(
-                name in klass.__dict__ for klass in type(self.value).__mro__[:-2]
-                if klass.__module__.split(".")[0] != "torch"):
+        if name in _CALL_ENTRIES and not self._overrides(name):
+            return self._call_from(tx, name, args, kwargs)
+        if name in self._MEMBER_METHODS and not self._overrides(name):
             slot, named = self._MEMBER_METHODS[name]
             recurse = kwargs["recurse"].as_python_constant() if "recurse" in kwargs else True
             return self._members(tx, slot, named, recurse)
-        if self._is_container() and name in ("__getitem__", "__len__", "__contains__"):
-            keys = list(self.value._modules)
-            if name == "__len__":
-                return ConstantVariable(len(keys))
-            key = args[0].as_python_constant()
-            if name == "__contains__":
-                return ConstantVariable(key in keys)
-            if isinstance(self.value, torch.nn.ModuleDict):
-                return self._submodule(tx, key)
-            if isinstance(key, slice):
-                return self._slice(keys[key])
-            if not isinstance(key, int) or not -len(keys) <= key < len(keys):
-                raise Unsupported(f"IndexError: index {key!r} into {type(self.value).__name__}")
-            return self._submodule(tx, keys[key])
+        if self._container_slot() is not None and name in ("__getitem__", "__len__", "__contains__"):
+            return self._container_method(tx, name, args)
         return super().call_method(tx, name, args, kwargs)
+
+    def _container_method(self, tx, name, args):
+        """len(c), c[i], c[a:b] and `k in c`, each guarding the part of the keys it read."""
+        slot = self._container_slot()
+        keys = list(self.value.__dict__[slot])
+        if name == "__len__":
+            _guard_members(tx, self.value, self.source, slot, "len")
+            return ConstantVariable(len(keys))
+        key = args[0].as_python_constant()
+        if name == "__contains__" or isinstance(self.value, torch.nn.ModuleDict):
+            _guard_members(tx, self.value, self.source, slot, "contains", key)
+        if name == "__contains__":
+            return ConstantVariable(key in keys)
+        if isinstance(self.value, torch.nn.ModuleDict):
+            if key not in keys:
+                raise Unsupported(f"KeyError: {key!r} in {type(self.value).__name__}")
+            return self._item(tx, key)
+        # a list's keys are always "0".."n-1"; a Sequential's may be any names
+        _guard_members(tx, self.value, self.source, slot,
+                       "keys" if isinstance(self.value, torch.nn.Sequential) else "len")
+        if isinstance(key, slice):
+            if slot != "_modules":
+                raise Unsupported(f"slicing a {type(self.value).__name__}")
+            return self._slice(keys[key])
+        if not isinstance(key, int) or not -len(keys) <= key < len(keys):
+            raise Unsupported(f"IndexError: index {key!r} into {type(self.value).__name__}")
+        return self._item(tx, keys[key])
 
     _MEMBER_METHODS = {
         "parameters": ("_parameters", False), "named_parameters": ("_parameters", True),
@@ -124,6 +193,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
         results, seen = [], set()
 
         def walk(module, source, prefix):
+            _guard_members(tx, module, source, slot)
             for name, value in module.__dict__.get(slot, {}).items():
                 if value is None or id(value) in seen:
                     continue
@@ -132,6 +202,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 tracker = build(tx, value, member_source)
                 results.append(TupleVariable((ConstantVariable(prefix + name), tracker)) if named else tracker)
             if recurse and slot != "_modules":
+                _guard_members(tx, module, source, "_modules")
                 for name, child in module._modules.items():
                     if child is not None:
                         child_source = GetItemSource(AttrSource(source, "_modules"), name) if source else None
@@ -149,10 +220,18 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return NNModuleVariable(sliced, submodule_sources=sources)
 
     def store_attr(self, tx, name, value):
-        if isinstance(value.realize(), NNModuleVariable) or any(
+        """`self.steps += 1`: nn.Module.__setattr__ stores any value that is not a
+        Parameter, a Module or a buffer as a plain attribute, so the side-effects
+        record can replay it after the graph (through that same __setattr__)."""
+        if type(self.value).__setattr__ is not torch.nn.Module.__setattr__:
+            raise Unsupported(f"{type(self.value).__qualname__} customises __setattr__")
+        value = value.realize()
+        if isinstance(value, NNModuleVariable) or _is_parameter(value) or any(
                 name in self.value.__dict__.get(slot, {}) for slot in _SLOTS):
             raise Unsupported(f"assigning the parameter, buffer or submodule {name!r} of a module")
-        super().store_attr(tx, name, value)
+        if hasattr(type(inspect.getattr_static(type(self.value), name, None)), "__set__"):
+            raise Unsupported(f"assigning through the descriptor {type(self.value).__qualname__}.{name}")
+        tx.output.side_effects.store_attr(self, self.identity(), name, value)
 
     def short_repr(self) -> str:
         return f"{type(self.value).__qualname__} module"
