@@ -107,6 +107,7 @@ class CompiledFunction:
         self._resumes: dict = {}
         self._nested: dict = {}
         self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
+        self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
             if not (self.code.co_flags & 0x0C) and not self.code.co_kwonlyargcount else None
         self._warned_limit = False
@@ -143,6 +144,9 @@ class CompiledFunction:
         if names is not None and not kwargs and len(args) == len(names):
             f_locals = dict(zip(names, args))
         else:
+            defaults = _defaults_of(self.fn)
+            if defaults[0] is not self._defaults[0] or defaults[1] is not self._defaults[1]:
+                self._signature, self._defaults = inspect.signature(self.fn, follow_wrapped=False), defaults
             try:
                 bound = self._signature.bind(*args, **kwargs)
             except TypeError:
@@ -306,6 +310,11 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
+
+
+def _defaults_of(fn) -> tuple:
+    """(__defaults__, __kwdefaults__) of a function; a user may assign either between calls."""
+    return getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
 
 
 _observers: list = []

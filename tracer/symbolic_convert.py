@@ -359,8 +359,9 @@ class InstructionTranslator:
 
     def CONTAINS_OP(self, inst):
         container, item = self.pop().realize(), self.pop()
+        asks_keys = isinstance(container, ConstDictVariable)  # its key set is guarded, not only its values
         result = container.call_method(self, "__contains__", [item], {}) \
-            if not container.is_python_constant() or not item.is_python_constant() \
+            if asks_keys or not container.is_python_constant() or not item.is_python_constant() \
             else ConstantVariable(item.as_python_constant() in container.as_python_constant())
         if inst.arg:
             result = ConstantVariable(not result.as_python_constant())

@@ -9,7 +9,7 @@ import torch
 from dataclasses import dataclass, field
 
 from ..exc import Unsupported
-from ..source import AttrSource, TypeSource
+from ..source import AttrSource, Source, TypeSource
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 
@@ -113,9 +113,8 @@ class UserDefinedClassVariable(VariableTracker):
         from .user_functions import UserFunctionVariable, UserMethodVariable
         attr = _read_static(self.value, name)
         source = AttrSource(self.source, name) if self.source is not None else None
-        if isinstance(attr, staticmethod):
-            return UserFunctionVariable(attr.__func__) if isinstance(attr.__func__, types.FunctionType) \
-                else build(tx, attr.__func__)
+        if isinstance(attr, staticmethod):  # Cls.f is the function itself: guarded, a swap recompiles
+            return build(tx, attr.__func__, source)
         if isinstance(attr, classmethod):
             return UserMethodVariable(UserFunctionVariable(attr.__func__), self)
         if isinstance(attr, property):
@@ -170,7 +169,7 @@ def construct_user_object(tx, cls_var: UserDefinedClassVariable, args, kwargs):
              and cls.__setattr__ is object.__setattr__ and not issubclass(cls, BaseException))
     if not plain:
         raise Unsupported(f"constructing {cls.__qualname__} objects (custom __new__, metaclass or __setattr__)")
-    obj = UserDefinedObjectVariable(cls=cls)
+    obj = UserDefinedObjectVariable(cls=cls, cls_source=cls_var.source)
     init = _read_static(cls, "__init__")
     if init is object.__init__:
         if args or kwargs:
@@ -194,6 +193,7 @@ class UserDefinedObjectVariable(VariableTracker):
     value: object = None
     cls: type = None
     new_id: int = field(default_factory=new_mutation_id)
+    cls_source: Source | None = None  # where a new object's class came from: its attributes are guarded there
 
     def python_type(self) -> type:
         return self.cls if self.cls is not None else type(self.value)
@@ -231,15 +231,17 @@ class UserDefinedObjectVariable(VariableTracker):
                 raise Unsupported(f"{cls.__qualname__} defines __getattr__, which the tracer does not model")
             raise Unsupported(f"{cls.__qualname__} object has no attribute {name!r}")
         self._guard_not_in_instance_dict(tx, name)
-        class_source = AttrSource(TypeSource(self.source), name) if self.source is not None else None
+        cls_source = TypeSource(self.source) if self.source is not None else self.cls_source
+        class_source = AttrSource(cls_source, name) if cls_source is not None else None
         if isinstance(attr, types.FunctionType):
             return UserMethodVariable(UserFunctionVariable(attr, source=class_source), self)
         if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
-            return UserFunctionVariable(attr.__func__)
+            return build(tx, attr.__func__, class_source)  # guarded: swapping it recompiles, as in Dynamo
         if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
             return UserMethodVariable(UserFunctionVariable(attr.__func__), UserDefinedClassVariable(cls))
         if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
-            return UserFunctionVariable(attr.fget).call_function(tx, [self], {})
+            getter = build(tx, attr.fget, AttrSource(class_source, "fget") if class_source is not None else None)
+            return getter.call_function(tx, [self], {})
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
         return build(tx, attr, class_source)
