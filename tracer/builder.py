@@ -79,7 +79,7 @@ def _build_from_source(tx, value, source: Source):
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
-    if type(value) in (list, dict):
+    if type(value) in (list, dict, set) or type(value) in _SEQUENCE_ITERATORS:
         known = tx.output.side_effects.tracked_container(value)
         if known is not None:  # the same list reached again: its current version, mutations included
             return known
@@ -102,6 +102,10 @@ def _build_from_source(tx, value, source: Source):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
             entries[key] = build_lazy(tx, item, GetItemSource(source, key))
         return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source))
+    if type(value) is set and all(is_constant_value(item) for item in value):
+        guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
+        items = tuple(ConstantVariable(item) for item in value)
+        return tx.output.side_effects.track_container(value, SetVariable(items, source=source))
     if type(value) is range:
         guard(source, "EQUALS_MATCH", value)
         return RangeVariable(value, source=source)
@@ -110,7 +114,7 @@ def _build_from_source(tx, value, source: Source):
         remaining = iterator_remaining(value)
         guard(source, "TUPLE_ITERATOR_LEN", len(remaining))
         items = tuple(build_lazy(tx, item, IterItemSource(source, i)) for i, item in enumerate(remaining))
-        return ListIteratorVariable(items, source=source)
+        return tx.output.side_effects.track_container(value, ListIteratorVariable(items, source=source))
     if isinstance(value, types.ModuleType):
         guard(source, "ID_MATCH", value)
         return PythonModuleVariable(value, source=source)

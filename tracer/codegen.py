@@ -22,8 +22,8 @@ from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.nn_module import NNModuleVariable
-from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
-                              make_named_tuple)
+from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
+                              SliceVariable, TupleVariable, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
@@ -61,14 +61,21 @@ def _replace_list(target, items):
     target[:] = items
 
 
-def _replace_dict(target, items):
+def _refill(target, items):
+    """A dict's or set's contents replaced in place, as they were at the end of the trace."""
     target.clear()
     target.update(items)
 
 
+def _advance_iterator(target, steps):
+    for _ in range(steps):
+        next(target)
+
+
 _new_object_fn = NamedCallable("__new_object", _new_object)
+_advance_iterator_fn = NamedCallable("__advance_iterator", _advance_iterator)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
-_replace_dict_fn = NamedCallable("__replace_dict_contents", _replace_dict)
+_refill_fn = NamedCallable("__refill_contents", _refill)
 
 
 def _compilable(var) -> bool:
@@ -166,15 +173,17 @@ class PyCodegen:
                 var.source.reconstruct(self)
             else:
                 self.graph_output(var.node)
-        elif isinstance(var, ListVariable) and var.source is not None:
+        elif isinstance(var, (ListVariable, SetVariable)) and var.source is not None:
             var.source.reconstruct(self)
+        elif isinstance(var, (ListVariable, SetVariable)):
+            self._built_once(var.mutation_id, lambda: self._sequence(var))
         elif isinstance(var, BaseListVariable):
             self._sequence(var)
         elif isinstance(var, ConstDictVariable):
             if var.source is not None:
                 var.source.reconstruct(self)
             else:
-                self._dict(var.entries)
+                self._built_once(var.mutation_id, lambda: self._dict(var.entries))
         elif isinstance(var, SliceVariable):
             for part in var.parts():
                 self.reconstruct(part)
@@ -188,8 +197,8 @@ class PyCodegen:
             forward = self.wrap_callable(type(var.value).forward)
             self.call(types.MethodType, lambda: (self.load_const(forward), var.source.reconstruct(self)), 2)
         elif isinstance(var, ListIteratorVariable):
-            self._sequence(TupleVariable(var.items[var.index:]))
-            self.emit("GET_ITER")
+            self._built_once(var.mutation_id, lambda: (self._sequence(TupleVariable(var.items[var.index:])),
+                                                       self.emit("GET_ITER")))
         elif isinstance(var, UserMethodVariable):
             self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
         elif isinstance(var, NestedUserFunctionVariable):
@@ -236,6 +245,22 @@ class PyCodegen:
             self.load_const(key)
             self.reconstruct(value)
         self.emit("BUILD_MAP", len(entries))
+
+    def _built_once(self, identity: int, build) -> None:
+        """Push what build() pushes, built at the first reference to this mutable value.
+
+        A list, dict, set or iterator made during the trace may be held in several places
+        (two locals, a local and the stack, twice in another list): they must stay one
+        object after the break, or a mutation through one is lost to the others.
+        """
+        temp = self.new_object_temps.get(identity)
+        if temp is not None:
+            self.load(temp)
+            return
+        build()
+        temp = self.new_object_temps[identity] = self.new_temp("___obj")
+        self.emit("COPY", 1)
+        self.store(temp)
 
     def _call_with_kwargs(self, fn, args: list, kwargs: dict) -> None:
         self.emit("PUSH_NULL")
@@ -355,10 +380,17 @@ class PyCodegen:
                 continue
             temp = self.new_temp("___effect")
             if kind == "container":
-                key = isinstance(value, ListVariable)
-                if key:
+                if isinstance(value, ListIteratorVariable):  # consumed in the trace: advance the real one
+                    key = _advance_iterator_fn
+                    self.load_const(value.index)
+                elif isinstance(value, ListVariable):
+                    key = _replace_list_fn
                     self._sequence(ListVariable(value.items))
+                elif isinstance(value, SetVariable):
+                    key = _refill_fn
+                    self._sequence(SetVariable(value.items))
                 else:
+                    key = _refill_fn
                     self._dict(value.entries)
             else:
                 self.reconstruct(value)
@@ -372,9 +404,8 @@ class PyCodegen:
                 self.load(temp)
                 self.reconstruct(target)
                 self.emit("STORE_ATTR", key)
-            elif kind == "container":
-                fn = _replace_list_fn if key else _replace_dict_fn
-                self.call(fn, lambda: (target.reconstruct(self), self.load(temp)), 2)
+            elif kind == "container":  # key: the function that updates the real container
+                self.call(key, lambda: (target.reconstruct(self), self.load(temp)), 2)
                 self.emit("POP_TOP")
             else:
                 self.load(temp)

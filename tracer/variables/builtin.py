@@ -64,15 +64,15 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if plain is operator.mul and len(args) == 2 and isinstance(args[0], BaseListVariable) \
             and args[1].is_python_constant():
         return args[0].with_items(args[0].items * args[1].as_python_constant())
+    if op in (operator.is_, operator.is_not):  # before folding: two equal lists are not one list
+        same = _same_object(args[0], args[1])
+        return ConstantVariable(same if op is operator.is_ else not same)
     if all(a.is_python_constant() for a in args):
         values = [a.as_python_constant() for a in args]
         try:
             return build_sourceless(tx, plain(*values))
         except Exception as error:
             raise Unsupported(f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
-    if op in (operator.is_, operator.is_not):
-        same = _same_object(args[0], args[1])
-        return ConstantVariable(same if op is operator.is_ else not same)
     if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
             and isinstance(args[1], BaseListVariable):
         raise Unsupported("comparing sequences that hold tensors")

@@ -232,10 +232,43 @@ class ListVariable(BaseListVariable):
                 items[key] = args[1]
         elif name == "__delitem__":
             del items[args[0].as_python_constant()]
-        else:
-            raise Unsupported(f"list.{name}()")
+        elif name == "remove":
+            del items[_index_of(items, args[0])]
+        else:  # sort
+            items = _sorted(tx, items, kwargs)
         self.mutated(tx, items)
         return ConstantVariable(None)
+
+
+def _index_of(items: list, wanted: VariableTracker) -> int:
+    """list.index for trackers: the same tracker, or an equal constant (list.remove's test)."""
+    for i, item in enumerate(items):
+        if item is wanted:
+            return i
+        if item.is_python_constant() and wanted.is_python_constant() \
+                and item.as_python_constant() == wanted.as_python_constant():
+            return i
+        if not (item.is_python_constant() and wanted.is_python_constant()):
+            raise Unsupported(f"list.remove() comparing {item.describe()} with {wanted.describe()}")
+    raise Unsupported("list.remove(x): x not in list (raises ValueError)")
+
+
+def _sorted(tx, items: list, kwargs: dict) -> list:
+    """list.sort(key=..., reverse=...) when every sort key is a Python constant (the key traced per item)."""
+    unknown = set(kwargs) - {"key", "reverse"}
+    if unknown:
+        raise Unsupported(f"list.sort() with {', '.join(sorted(unknown))}")
+    key = kwargs.get("key")
+    reverse = kwargs["reverse"].as_python_constant() if "reverse" in kwargs else False
+    keyed = []
+    for item in items:
+        sort_key = item if key is None or key.is_python_constant() and key.as_python_constant() is None \
+            else key.call_function(tx, [item], {})
+        if not sort_key.is_python_constant():
+            raise Unsupported(f"list.sort() by {sort_key.describe()}, not a constant")
+        keyed.append((sort_key.as_python_constant(), item))
+    order = sorted(range(len(keyed)), key=lambda i: keyed[i][0], reverse=reverse)
+    return [keyed[i][1] for i in order]
 
 
 @dataclass(frozen=True, eq=False)
