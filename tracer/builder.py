@@ -9,6 +9,7 @@ Values with a source enter lazily: the guards go in when the trace uses them.
 """
 from __future__ import annotations
 
+import enum
 import functools
 import types
 
@@ -70,7 +71,9 @@ def _build_from_source(tx, value, source: Source):
             return tx.output.add_graph_input(tx, source, value)
         raise Unsupported(f"tensor subclass {type(value).__qualname__} at {source.name()}")
     if is_constant_value(value):
-        if value is None:
+        if isinstance(value, enum.Enum):  # members are singletons: identity is the cheap, exact test
+            guard(source, "ID_MATCH", value)
+        elif value is None:
             guard(source, "NONE_MATCH", None)
         elif isinstance(value, bool):
             guard(source, "TRUE_MATCH" if value else "FALSE_MATCH", value)

@@ -6,7 +6,7 @@ decided by where a callable lives:
 | rule      | who                                                        | what the tracer does |
 |-----------|------------------------------------------------------------|----------------------|
 | `torch`   | functions of the torch namespace (torch.*, torch.nn.functional.*, torch._C._nn.*) | a node in the graph |
-| `builtin` | Python builtins, the operator and math modules             | folded on constants, operator nodes on tensors |
+| `builtin` | Python builtins, the operator and math modules, dict.fromkeys | folded on constants, operator nodes on tensors |
 | `user`    | Python functions written by the user, and the Python code of torch.nn modules | inlined: traced as part of the caller |
 | `skip`    | everything else: other C functions, stdlib internals, I/O  | not traceable: the frame runs eagerly with the reason |
 """
@@ -34,6 +34,11 @@ def is_torch_module(module: types.ModuleType) -> bool:
     return module.__name__ == "torch" or module.__name__.startswith("torch.")
 
 
+def _is_builtin_class_method(value) -> bool:
+    """`dict.fromkeys`: a classmethod of a builtin type that builds a container, modelled like a builtin."""
+    return getattr(value, "__self__", None) is dict and getattr(value, "__name__", None) == "fromkeys"
+
+
 def classify(value) -> str:
     """The rule for a callable: 'torch', 'builtin', 'user' or 'skip'."""
     module = _module_of(value)
@@ -43,6 +48,8 @@ def classify(value) -> str:
         if module.startswith(_TORCH_INLINED) and isinstance(value, types.FunctionType):
             return "user"
         return "torch"
+    if _is_builtin_class_method(value):
+        return "builtin"
     if module in _BUILTIN_MODULES and isinstance(value, (types.BuiltinFunctionType, types.FunctionType)):
         return "builtin"
     if value in vars(builtins).values() and isinstance(value, types.BuiltinFunctionType):

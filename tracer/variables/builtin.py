@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 import math
 import operator
 from dataclasses import dataclass
@@ -9,6 +11,7 @@ from dataclasses import dataclass
 import torch
 
 from ..exc import Unsupported
+from ..source import TypeSource
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
@@ -25,16 +28,33 @@ INPLACE_TO_PLAIN = {
     operator.ilshift: operator.lshift, operator.irshift: operator.rshift,
 }
 
+# Every builtin function of the math module is pure: fold it on constant arguments.
+MATH_FUNCTIONS = frozenset(fn for fn in vars(math).values() if isinstance(fn, type(math.sqrt)))
+
 # Pure functions safe to evaluate at trace time on constant arguments.
 CONSTANT_FOLDABLE = frozenset({
     abs, min, max, round, pow, divmod, len, bool, int, float, str, repr, hash, sum, all, any,
-    sorted, chr, ord, tuple, list, dict, set, frozenset, format, type, callable, slice,
-    *(getattr(math, name) for name in ("sqrt", "floor", "ceil", "log", "log2", "exp", "sin",
-                                       "cos", "tan", "pi", "prod", "isclose", "gcd", "isfinite",
-                                       "isnan", "isinf", "fabs", "trunc", "pow", "copysign")
-      if callable(getattr(math, name))),
+    sorted, chr, ord, tuple, list, dict, set, frozenset, format, type, callable, slice, issubclass,
+    *MATH_FUNCTIONS,
     *(fn for fn in vars(operator).values() if callable(fn) and not isinstance(fn, type)),
 })
+
+
+def _accepts(handler, tx, args, kwargs) -> bool:
+    """Whether a call_<name> handler takes these arguments; if not, the generic paths decide."""
+    try:
+        _signature(handler.__func__).bind(handler.__self__, tx, *args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(func) -> inspect.Signature:
+    return inspect.signature(func)
+
+
+_NO_VALUE = object()
 
 
 def realized(args) -> list[VariableTracker]:
@@ -135,9 +155,8 @@ class BuiltinVariable(VariableTracker):
         args = realized(args)
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         name = getattr(self.fn, "__name__", "")
-        handler = getattr(self, f"call_{name}", None)
-        if handler is not None and (getattr(builtins, name, None) is self.fn
-                                    or getattr(operator, name, None) is self.fn):
+        handler = self._handler(name)
+        if handler is not None and _accepts(handler, tx, args, kwargs):
             result = handler(tx, *args, **kwargs)
             if result is not None:
                 return result
@@ -155,6 +174,14 @@ class BuiltinVariable(VariableTracker):
         if self.fn is print:
             raise Unsupported("print() has a side effect outside the graph")
         raise Unsupported(f"builtin {name}() on {', '.join(a.describe() for a in args) or 'no arguments'}")
+
+    def _handler(self, name: str):
+        """The call_<name> method that models this builtin, if any."""
+        if self.fn == dict.fromkeys:  # a bound classmethod: a fresh object on every attribute read
+            return self.call_dict_fromkeys
+        if getattr(builtins, name, None) is self.fn or getattr(operator, name, None) is self.fn:
+            return getattr(self, f"call_{name}", None)
+        return None
 
     def call_itemgetter(self, tx, *keys):
         return OperatorGetterVariable(self.fn, tuple(keys))
@@ -176,8 +203,25 @@ class BuiltinVariable(VariableTracker):
         return ConstantVariable(issubclass(obj.python_type(), cls))
 
     def call_type(self, tx, obj):
-        from ..builder import build_sourceless
-        return build_sourceless(tx, obj.python_type())
+        """type(obj) keeps obj's Source, so class attributes read through it are guarded."""
+        from ..builder import build
+        cls = obj.python_type()
+        if cls is torch.Tensor:
+            return build(tx, cls)
+        # an object made in the trace has no source, but its class may (cls_source)
+        source = TypeSource(obj.source) if obj.source is not None else getattr(obj, "cls_source", None)
+        return build(tx, cls, source)
+
+    def call_id(self, tx, obj):
+        """id() of a singleton, or of an outside object pinned by an identity guard."""
+        if isinstance(obj, ConstantVariable) and any(obj.value is s for s in (None, True, False)):
+            return ConstantVariable(id(obj.value))
+        real = getattr(obj, "value", _NO_VALUE)
+        if obj.source is None or real is _NO_VALUE or isinstance(obj, TensorVariable) \
+                or getattr(obj, "is_new", lambda: False)():
+            raise Unsupported(f"id() of {obj.describe()}, an object made in the trace")
+        tx.output.install_guard(obj.source, "ID_MATCH", real)
+        return ConstantVariable(id(real))
 
     def call_super(self, tx, *args):
         from .misc import SuperVariable
@@ -279,6 +323,12 @@ class BuiltinVariable(VariableTracker):
         entries.update(kwargs)
         return ConstDictVariable(entries)
 
+    def call_dict_fromkeys(self, tx, keys, value=None):
+        """dict.fromkeys(keys, value): every key maps to the one `value` tracker (shared, like Python)."""
+        from .dicts import _key
+        value = value if value is not None else ConstantVariable(None)
+        return ConstDictVariable({_key(k.realize()): value for k in self._sequence(tx, keys)})
+
     def call_set(self, tx, obj=None):
         from .lists import SetVariable, _unique
         return SetVariable(_unique(self._sequence(tx, obj)) if obj is not None else ())
@@ -318,12 +368,23 @@ class BuiltinVariable(VariableTracker):
             return tx.output.call(tx, "call_function", operator.abs, (obj,), {})
         return None
 
-    def _min_max(self, tx, args):
+    def _min_max(self, tx, args, key=None, default=None):
+        """min()/max(): tensors become clamp/maximum/minimum nodes; key= and default= fold on constants."""
         if len(args) == 1:
             args = self._sequence(tx, args[0])
+        elif default is not None:
+            raise Unsupported(f"TypeError: {self.fn.__name__}() default= with several positional arguments")
         args = realized(args)
+        if (key is not None or default is not None) and not all(a.is_python_constant() for a in args):
+            raise Unsupported(f"{self.fn.__name__}() with key= or default= over values that are not constants")
+        if not args:
+            if default is not None:
+                return default
+            raise Unsupported(f"ValueError: {self.fn.__name__}() of an empty sequence at trace time")
+        if key is not None and not (key.is_python_constant() and key.as_python_constant() is None):
+            return self._min_max_by_key(tx, args, key)
         if not any(isinstance(a, TensorVariable) for a in args):
-            return None
+            return None  # constants: folded by the generic path
         result = args[0]
         for other in args[1:]:
             a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)
@@ -335,11 +396,23 @@ class BuiltinVariable(VariableTracker):
                 result = tx.output.call(tx, "call_function", pairwise, (a, b), {})
         return result
 
-    def call_max(self, tx, *args):
-        return self._min_max(tx, args)
+    def _min_max_by_key(self, tx, items, key):
+        """The item whose key is least/greatest, the key traced on each item."""
+        keys = [key.call_function(tx, [item], {}).realize() for item in items]
+        if not all(k.is_python_constant() for k in keys):
+            raise Unsupported(f"{self.fn.__name__}() with a key= that depends on tensor data")
+        values = [k.as_python_constant() for k in keys]
+        try:
+            best = self.fn(range(len(items)), key=values.__getitem__)
+        except Exception as error:
+            raise Unsupported(f"{self.fn.__name__}() raised {type(error).__name__}: {error} at trace time") from error
+        return items[best]
 
-    def call_min(self, tx, *args):
-        return self._min_max(tx, args)
+    def call_max(self, tx, *args, key=None, default=None):
+        return self._min_max(tx, args, key, default)
+
+    def call_min(self, tx, *args, key=None, default=None):
+        return self._min_max(tx, args, key, default)
 
     def call_bool(self, tx, obj=None):
         if obj is None:

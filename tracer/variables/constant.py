@@ -1,6 +1,8 @@
 """ConstantVariable: a Python value baked into the graph, never a graph input."""
 from __future__ import annotations
 
+import enum
+import inspect
 import operator
 import types
 from dataclasses import dataclass
@@ -31,8 +33,8 @@ _PURE_METHODS = {
 
 
 def is_constant_value(value) -> bool:
-    """Scalars, dtypes, devices and sizes are baked in; tuples are containers."""
-    return isinstance(value, CONSTANT_TYPES)
+    """Scalars, dtypes, devices, sizes and enum members are baked in; tuples are containers."""
+    return isinstance(value, CONSTANT_TYPES) or isinstance(value, enum.Enum)
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,10 +61,16 @@ class ConstantVariable(VariableTracker):
             attr = getattr(self.value, name)
         except AttributeError as error:
             raise Unsupported(f"{type(self.value).__name__} has no attribute {name!r}") from error
+        if isinstance(self.value, enum.Enum):
+            method = inspect.getattr_static(type(self.value), name, None)
+            if isinstance(method, types.FunctionType):  # a method the enum's class defines: inlined
+                from .user_functions import UserFunctionVariable, UserMethodVariable
+                return UserMethodVariable(UserFunctionVariable(method), self)
         if callable(attr):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
-        return ConstantVariable(attr)
+        from ..builder import build_sourceless
+        return build_sourceless(tx, attr)  # an enum's .value may be a tuple or another container
 
     def call_method(self, tx, name: str, args, kwargs):
         allowed = _PURE_METHODS.get(type(self.value), ())
