@@ -469,7 +469,7 @@ class InstructionTranslator:
         if not isinstance(update, ConstDictVariable):
             raise Unsupported(f"**-unpacking {update.describe()}")
         if isinstance(update, ConstDictVariable) and update.source is not None:
-            update._guard_keys(self)
+            update.guard_keys(self)
         self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.entries},
                                                   mutation_id=target.mutation_id)
 

@@ -3,11 +3,12 @@
 Each case changes, between calls, something the trace read only indirectly: a
 class attribute reached through an object made in the trace, a property or a
 staticmethod swapped on the class, a key added to a global dict tested with
-`in`, the compiled function's own __defaults__.  Dynamo recompiles on each; so
-must we, or the old graph returns a stale answer.  Every call sets the value
-it needs, so the runs do not depend on what an earlier run left behind.
+`in` or `==`, an attribute getattr() found missing, the compiled function's
+own __defaults__.  Dynamo recompiles on each; so must we, or the old graph
+returns a stale answer.  Every call sets the value it needs, so the runs do
+not depend on what an earlier run left behind.
 """
-from differential import T, call, case, mutate_with, parametrize
+from differential import T, call, case, mutate_with, parametrize, set_attr
 
 CASES: list = []
 
@@ -72,6 +73,26 @@ def key_tested_with_in_then_added(x):
     if "c" in TABLE:
         return x * 10
     return x * TABLE["a"]
+
+
+@case(CASES, call(T(3), mutate=mutate_with(lambda g: g["TABLE"].pop("c", None), "TABLE.pop('c')")), call(T(3)),
+      call(T(3), mutate=mutate_with(lambda g: g["TABLE"].__setitem__("c", 0.0), "TABLE['c'] = 0.0")),
+      compiles="C.C")
+def dict_compared_whole_then_a_key_added(x):
+    return x + (TABLE == {"a": 1.0, "b": 2.0})
+
+
+class Options:
+    pass
+
+
+OPTIONS = Options()
+
+
+@case(CASES, call(T(3), mutate=mutate_with(lambda g: g["OPTIONS"].__dict__.clear(), "OPTIONS attributes cleared")),
+      call(T(3)), call(T(3), mutate=set_attr("OPTIONS.extra", 1.0)), compiles="C.C")
+def getattr_default_then_the_attribute_appears(x):
+    return x + getattr(OPTIONS, "extra", 5.0)
 
 
 def _set_defaults(value):

@@ -88,6 +88,9 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         same = _same_object(args[0], args[1])
         return ConstantVariable(same if op is operator.is_ else not same)
     if all(a.is_python_constant() for a in args):
+        for arg in args:
+            if isinstance(arg, ConstDictVariable):  # `D == {...}` reads its key set, not only its values
+                arg.guard_keys(tx)
         values = [a.as_python_constant() for a in args]
         try:
             return build_sourceless(tx, plain(*values))

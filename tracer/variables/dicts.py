@@ -41,7 +41,7 @@ class ConstDictVariable(VariableTracker):
         return {k: v.as_proxy() for k, v in self.entries.items()}
 
     def truth(self, tx) -> bool:
-        self._guard_keys(tx)
+        self.guard_keys(tx)
         return bool(self.entries)
 
     def children(self):
@@ -50,7 +50,7 @@ class ConstDictVariable(VariableTracker):
     def replace_children(self, swap):
         return replace(self, entries={k: swap(v) for k, v in self.entries.items()})
 
-    def _guard_keys(self, tx) -> None:
+    def guard_keys(self, tx) -> None:
         if self.source is not None:
             tx.output.install_guard(self.source, "DICT_KEYS_MATCH", tuple(self.entries))
 
@@ -58,7 +58,7 @@ class ConstDictVariable(VariableTracker):
         return True
 
     def unpack_var_sequence(self, tx):
-        self._guard_keys(tx)
+        self.guard_keys(tx)
         return [ConstantVariable(k) for k in self.entries]
 
     def var_getattr(self, tx, name):
@@ -80,10 +80,10 @@ class ConstDictVariable(VariableTracker):
             key = _key(args[0])
             if key in self.entries:
                 return self.entries[key]
-            self._guard_keys(tx)
+            self.guard_keys(tx)
             return args[1] if len(args) > 1 else ConstantVariable(None)
         if name in ("__contains__", "__len__", "keys", "values", "items"):
-            self._guard_keys(tx)
+            self.guard_keys(tx)
             if name == "__contains__":
                 return ConstantVariable(_key(args[0]) in self.entries)
             if name == "__len__":
@@ -94,7 +94,7 @@ class ConstDictVariable(VariableTracker):
         mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
-        self._guard_keys(tx)  # as Dynamo: a dict from outside that is mutated has its keys guarded
+        self.guard_keys(tx)  # as Dynamo: a dict from outside that is mutated has its keys guarded
         entries = dict(self.entries)
         result = ConstantVariable(None)
         if name == "__setitem__":

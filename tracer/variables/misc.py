@@ -229,6 +229,7 @@ class UserDefinedObjectVariable(VariableTracker):
         if attr is _MISSING:
             if hasattr(cls, "__getattr__"):
                 raise Unsupported(f"{cls.__qualname__} defines __getattr__, which the tracer does not model")
+            self._guard_not_in_instance_dict(tx, name)  # getattr(o, name, default) and hasattr rely on it
             raise Unsupported(f"{cls.__qualname__} object has no attribute {name!r}")
         self._guard_not_in_instance_dict(tx, name)
         cls_source = TypeSource(self.source) if self.source is not None else self.cls_source
