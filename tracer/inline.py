@@ -17,7 +17,8 @@ from .symbolic_convert import InstructionTranslator, _dispatch_table
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
-from .variables.lists import ListIteratorVariable, TupleVariable
+from .variables.generator import GeneratorVariable
+from .variables.lists import TupleVariable
 from .variables.user_functions import CellVariable
 
 MAX_INLINE_DEPTH = 32
@@ -50,18 +51,11 @@ class InliningInstructionTranslator(InstructionTranslator):
         self.global_root = _globals_root(f_globals, self.root.f_globals)
         self.break_at = None
 
-    MAX_YIELDS = 10_000
-
     def RETURN_GENERATOR(self, inst):
         self.push(ConstantVariable(None))  # what the generator is first resumed with
 
     def YIELD_VALUE(self, inst):
-        if self.yielded is None:
-            raise Unsupported("yield outside a generator being consumed")
-        self.yielded.append(self.pop())
-        if len(self.yielded) > self.MAX_YIELDS:
-            raise Unsupported(f"a generator yielded more than {self.MAX_YIELDS} values")
-        self.push(ConstantVariable(None))  # the value sent back in
+        raise _Yielded(self.pop())  # SuspendedGenerator.resume catches it; the frame stays as it is
 
     def global_source(self, name: str):
         from .source import AttrSource
@@ -127,20 +121,62 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
             cell = tx.real_cell(real_closure[i], name, cell, source)
         cells[name] = cell
     child = InliningInstructionTranslator(tx, code, symbolic_locals, fn_var.get_globals(), cells, fn_var)
-    child.yielded = [] if generator else None
+    if generator:  # nothing runs until the first next()
+        return GeneratorVariable(SuspendedGenerator(child), fn_var.qualname)
+    return _run_inlined(tx, child)
+
+
+def _run_inlined(tx: InstructionTranslator, child: InliningInstructionTranslator) -> VariableTracker:
+    """Run child (entered from tx) until it returns, or until a generator's next yield (_Yielded)."""
     output = tx.output
     output.tx = child
     if tx.hook is not None:
         tx.hook.on_inline_enter(child)
     try:
-        result = child.run()
+        return child.run()
     finally:
         output.tx = tx
         if tx.hook is not None:
             tx.hook.on_inline_exit(child)
-    if generator:  # consumed whole, as list(), tuple(), for and comprehensions do
-        return ListIteratorVariable(tuple(child.yielded))
-    return result
+
+
+class _Yielded(Exception):
+    """A generator's frame reached `yield value`: it is suspended there."""
+
+    def __init__(self, value: VariableTracker):
+        super().__init__("yield")
+        self.value = value
+
+
+class SuspendedGenerator:
+    """The frame of a generator made in the trace, between two of its yields."""
+
+    def __init__(self, frame: InliningInstructionTranslator):
+        self.frame = frame
+        self.started = False
+        self.finished = False
+        frame.output.suspended_frames.append(frame)  # mutations made meanwhile reach its locals
+
+    def resume(self, tx: InstructionTranslator) -> VariableTracker | None:
+        """Run the body from where it stopped to its next yield: the value, or None once it returns.
+
+        The frame runs as a callee of tx, whoever that is now: the trace's call stack (and the
+        debugger's) shows the generator under the frame that asked for the next item.
+        """
+        if self.finished:
+            return None
+        frame = self.frame
+        frame.parent, frame.depth = tx, tx.depth + 1
+        if self.started:
+            frame.push(ConstantVariable(None))  # what `yield` evaluates to: next() sends None
+        self.started = True
+        try:
+            _run_inlined(tx, frame)
+        except _Yielded as suspended:
+            return suspended.value
+        self.finished = True
+        frame.output.suspended_frames.remove(frame)
+        return None
 
 
 InliningInstructionTranslator.dispatch = _dispatch_table(InliningInstructionTranslator)

@@ -47,6 +47,7 @@ class OutputGraph:
         self.tx = None
         self.side_effects = SideEffects()
         self.steps = 0  # instructions traced, inlined calls included
+        self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
         self.initial_grad_mode = torch.is_grad_enabled()
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 

@@ -22,6 +22,7 @@ from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
 from .variables.ctx_manager import GradModeVariable, WithExitVariable
 from .variables.dicts import ConstDictVariable
+from .variables.generator import GeneratorVariable
 from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, SliceVariable, TupleVariable,
                               _unique)
 from .variables.lazy import LazyVariableTracker
@@ -156,7 +157,8 @@ class InstructionTranslator:
         return items
 
     def replace_all(self, old: VariableTracker, new: VariableTracker) -> None:
-        """Swap every version of a mutated container for its new version."""
+        """Swap every version of a mutated container for its new version, in every live frame:
+        the running ones and the generators' suspended between two yields."""
         mutation_id = old.mutation_id
 
         def swap(v):
@@ -167,7 +169,8 @@ class InstructionTranslator:
                 return new
             return real.replace_children(swap) if real.children() else v
 
-        for tx in self.inlining_stack():
+        running = self.inlining_stack()
+        for tx in running + [f for f in self.output.suspended_frames if f not in running]:
             tx.stack = [swap(v) for v in tx.stack]
             tx.symbolic_locals = {k: swap(v) for k, v in tx.symbolic_locals.items()}
         self.output.side_effects.replace_trackers(swap)
@@ -589,9 +592,9 @@ class InstructionTranslator:
 
     def FOR_ITER(self, inst):
         it = self.stack[-1].realize()
-        if not isinstance(it, ListIteratorVariable):
+        if not isinstance(it, (ListIteratorVariable, GeneratorVariable)):
             raise Unsupported(f"iterating over {it.describe()}")
-        step = it.next_item()
+        step = it.next_item(self)
         if step is None:
             self.pop()
             self.jump(inst)

@@ -112,6 +112,31 @@ def long_loop(x):
     return x + acc
 
 
+def numbers(n):
+    for i in range(n):
+        yield i
+
+
+def drain(items):
+    total = 0
+    for item in items:
+        total = total + item
+    return total
+
+
+def made_here_drained_there(x):
+    return x + drain(numbers(3))
+
+
+def test_a_generator_runs_under_the_frame_that_asks_for_its_next_item():
+    timeline = recorded(made_here_drained_there, torch.ones(2))
+    inside = [s for s in timeline.snapshots if s.frame.function == "numbers"]
+    assert inside and all([f.function for f in s.frames] == ["made_here_drained_there", "drain", "numbers"]
+                          for s in inside)
+    entered = [e for e in timeline.events if e.kind == "inline_enter" and "numbers" in e.text]
+    assert len(entered) == 4, "entered once per next(): three items, then the return"
+
+
 def test_every_tracker_class_compares_by_identity():
     """The recorder tells unchanged locals by dict equality and keys views by tracker: identity only."""
     def subclasses(cls):

@@ -74,6 +74,7 @@ class Recorder:
         return track
 
     def on_inline_enter(self, tx) -> None:
+        self._tracks.pop(tx, None)  # a generator's frame is entered again at each next(), maybe from elsewhere
         self._event("inline_enter", f"enter {tx.code.co_qualname} (depth {tx.depth})")
 
     def on_inline_exit(self, tx) -> None:

@@ -15,6 +15,7 @@ from ..source import TypeSource
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
+from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
                     SliceVariable, TupleVariable)
 from .tensor import TensorVariable
@@ -253,8 +254,12 @@ class BuiltinVariable(VariableTracker):
         return None
 
     def call_sum(self, tx, obj, start=None):
-        items = [i.realize() for i in self._sequence(tx, obj)]
         total = start if start is not None else ConstantVariable(0)
+        if isinstance(obj, GeneratorVariable):  # pulled one item at a time, as sum() does: ops interleave
+            while (step := obj.next_item(tx)) is not None:
+                total = apply_operator(tx, operator.add, [total, step[0]])
+            return total
+        items = [i.realize() for i in self._sequence(tx, obj)]
         if all(i.is_python_constant() for i in items) and total.is_python_constant():
             return ConstantVariable(sum((i.as_python_constant() for i in items), total.as_python_constant()))
         for item in items:
@@ -262,6 +267,15 @@ class BuiltinVariable(VariableTracker):
         return total
 
     def _all_any(self, tx, obj, combine):
+        if isinstance(obj, GeneratorVariable):  # stops at the first decisive item, as all()/any() do
+            decisive = combine is any
+            while (step := obj.next_item(tx)) is not None:
+                item = step[0].realize()
+                if not item.is_python_constant():
+                    raise Unsupported(f"{combine.__name__}() over a generator of {item.describe()}")
+                if bool(item.as_python_constant()) is decisive:
+                    return ConstantVariable(decisive)
+            return ConstantVariable(not decisive)
         items = [i.realize() for i in self._sequence(tx, obj)]
         if all(i.is_python_constant() for i in items):
             return ConstantVariable(combine(i.as_python_constant() for i in items))
@@ -337,20 +351,21 @@ class BuiltinVariable(VariableTracker):
         return SetVariable(_unique(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_iter(self, tx, obj):
-        if isinstance(obj, ListIteratorVariable):
+        if isinstance(obj, (ListIteratorVariable, GeneratorVariable)):  # an iterator is its own iter()
             return obj
         return ListIteratorVariable(tuple(self._sequence(tx, obj)))
 
     def call_next(self, tx, it, default=None):
-        if not isinstance(it, ListIteratorVariable):
+        if not isinstance(it, (ListIteratorVariable, GeneratorVariable)):
             raise Unsupported(f"next() on {it.describe()}")
-        step = it.next_item()
+        step = it.next_item(tx)
         if step is None:
             if default is not None:
                 return default
             raise Unsupported("StopIteration at trace time")
         item, advanced = step
-        tx.replace_all(it, advanced)
+        if advanced is not it:  # a list iterator is a new tracker per position; a generator is one
+            tx.replace_all(it, advanced)
         return item
 
     def call_enumerate(self, tx, obj, start=None):
@@ -387,7 +402,10 @@ class BuiltinVariable(VariableTracker):
         if key is not None and not (key.is_python_constant() and key.as_python_constant() is None):
             return self._min_max_by_key(tx, args, key)
         if not any(isinstance(a, TensorVariable) for a in args):
-            return None  # constants: folded by the generic path
+            if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
+                from ..builder import build_sourceless
+                return build_sourceless(tx, self.fn([a.as_python_constant() for a in args]))
+            return None
         result = args[0]
         for other in args[1:]:
             a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)

@@ -340,8 +340,8 @@ class ListIteratorVariable(VariableTracker):
     def python_type(self) -> type:
         return type(iter([]))
 
-    def next_item(self):
-        """(item, advanced iterator), or None when exhausted."""
+    def next_item(self, tx=None):
+        """(item, advanced iterator), or None when exhausted (tx: as GeneratorVariable.next_item)."""
         if self.index >= len(self.items):
             return None
         return self.items[self.index], replace(self, index=self.index + 1)

@@ -1,0 +1,47 @@
+"""GeneratorVariable: a generator made in the trace, advanced one yield at a time.
+
+Calling a generator function runs none of its body; each next() runs it to
+its next `yield`.  The tracer does the same: the generator's frame is an
+inlining translator held suspended between yields, so the body's reads and
+side effects interleave with the consumer's as they do in Python (running
+the body to its end first would let it read state the loop has not written
+yet).  The tracker is immutable; the frame it points at is the generator's
+own state, as the real generator object is.
+"""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+
+from ..exc import Unsupported
+from .base import VariableTracker
+
+
+@dataclass(frozen=True, eq=False)
+class GeneratorVariable(VariableTracker):
+    frame: object = None  # inline.SuspendedGenerator: the suspended frame, resumed by next_item
+    qualname: str = "<generator>"
+
+    MAX_ITEMS = 10_000  # consumed whole (list(), sum()): an endless generator stops the trace here
+
+    def python_type(self) -> type:
+        return types.GeneratorType
+
+    def next_item(self, tx):
+        """(item, self) after running the body to its next yield, or None once it has returned."""
+        item = self.frame.resume(tx)
+        return None if item is None else (item, self)
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return True
+
+    def unpack_var_sequence(self, tx):
+        items = []
+        while (step := self.next_item(tx)) is not None:
+            items.append(step[0])
+            if len(items) > self.MAX_ITEMS:
+                raise Unsupported(f"the generator {self.qualname} yielded more than {self.MAX_ITEMS} values")
+        return items
+
+    def short_repr(self) -> str:
+        return f"generator {self.qualname}"
