@@ -25,10 +25,10 @@ from .variables.ctx_manager import (GRAD_MODE_CLASSES, GRAD_MODE_DECORATOR_CODE,
                                     GradModeVariable, ResumedGradMode)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
-from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable, TupleVariable,
-                              tuple_fields)
-from .variables.misc import (PythonModuleVariable, SkippedFunctionVariable, UserDefinedClassVariable,
-                             UserDefinedObjectVariable)
+from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable,
+                              SliceVariable, TupleVariable, tuple_fields)
+from .variables.misc import (GetAttrVariable, PythonModuleVariable, SkippedFunctionVariable,
+                             UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.nn_module import NNModuleVariable
 from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
 
@@ -112,6 +112,10 @@ def _build_from_source(tx, value, source: Source):
     if type(value) is range:
         guard(source, "EQUALS_MATCH", value)
         return RangeVariable(value, source=source)
+    if type(value) is slice and all(is_constant_value(part) for part in (value.start, value.stop, value.step)):
+        guard(source, "EQUALS_MATCH", value)
+        return SliceVariable(*(ConstantVariable(part) for part in (value.start, value.stop, value.step)),
+                             source=source)
     if type(value) in _SEQUENCE_ITERATORS:
         guard(source, "TYPE_MATCH", type(value))
         remaining = iterator_remaining(value)
@@ -130,6 +134,13 @@ def _build_from_source(tx, value, source: Source):
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
         keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().entries
         return FunctoolsPartialVariable(func, tuple(args), dict(keywords), source=source)
+    if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):
+        # `LOG.append` handed over as a value (on a resume function's stack): a method of a container
+        # we model; the bound method is a new object per read, so its owner and name are guarded
+        guard(source, "TYPE_MATCH", type(value))
+        guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
+        owner = build_from_source(tx, value.__self__, AttrSource(source, "__self__"))
+        return GetAttrVariable(owner, value.__name__, source=source)
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":
@@ -187,7 +198,6 @@ def build_sourceless(tx, value):
     if type(value) is range:
         return RangeVariable(value)
     if type(value) is slice:
-        from .variables.lists import SliceVariable
         return SliceVariable(*(ConstantVariable(p) for p in (value.start, value.stop, value.step)))
     if isinstance(value, types.ModuleType):
         return PythonModuleVariable(value)

@@ -216,6 +216,12 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     elif inst.opname == "CALL":  # with its PRECALL, which the trace already passed
         consumed = inst.arg + 2
         continuations = [(inst.index + 1, len(stack) - inst.arg - 1)]
+    elif inst.opname == "CALL_FUNCTION_EX":  # f(*args, **kwargs): the callable, its NULL, args (and kwargs)
+        callable_at = len(stack) - 2 - (inst.arg & 1)
+        below = callable_at - 1 if callable_at > 0 and isinstance(stack[callable_at - 1], NullVariable) \
+            else callable_at
+        consumed = len(stack) - below
+        continuations = [(inst.index + 1, below + 1)]
     elif inst.opname == "RAISE_VARARGS":
         consumed, continuations = inst.arg, []  # it raises: nothing to resume
     else:
@@ -235,10 +241,12 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
         resumes.append((owner.resume_function(decoded, target, depth, live, nulls, contexts), depth, live))
 
-    call_slot = None
+    call_slot = None  # the callable called for real: a user function there runs compiled, as a frame of its own
     if inst.opname == "CALL":
         callable_at = len(stack) - inst.arg - 2
         call_slot = callable_at + 1 if isinstance(stack[callable_at], NullVariable) else callable_at
+    elif inst.opname == "CALL_FUNCTION_EX":
+        call_slot = len(stack) - 2 - (inst.arg & 1)
 
     def emit(cg: PyCodegen):
         for i, value in enumerate(stack):

@@ -1,0 +1,50 @@
+"""Breaks Dynamo resumes after and we used to run eagerly: at f(*args, **kwargs), with a
+container's bound method waiting on the stack, and a slice passed as an argument.
+"""
+import torch
+
+from differential import T, call, case, parametrize
+from differential_breaks import break_case, parametrize_breaks
+
+CASES: list = []
+PLAIN: list = []
+LOG: list = []
+
+
+def helper(a, b, scale=1):
+    print("helper")
+    return a * b * scale
+
+
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def print_with_star_args_and_kwargs(x):
+    args = (x, 2)
+    kw = {"sep": "-"}
+    print(*args[1:], "a", **kw)
+    return args[0] * args[1]
+
+
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def star_call_of_a_breaking_helper(x):
+    args = (x, 3)
+    y = helper(*args, **{"scale": 2})
+    return y + 1
+
+
+@break_case(CASES, call(T(3)), compiles="C", state=lambda: list(LOG))
+def a_lists_append_waits_on_the_stack(x):
+    with torch.no_grad():
+        y = x * 2
+        LOG.append(y.sum().item() > -100)
+    for i in range(2):
+        y = y + i
+    return y
+
+
+@case(PLAIN, call(T(5), slice(0, 2)), call(T(5), slice(0, 2)), call(T(5), slice(1, 4)), compiles="C.C")
+def slice_argument(x, s):
+    return x[s] * 2
+
+
+test_breaks_more = parametrize_breaks(CASES)
+test_plain_more = parametrize(PLAIN)
