@@ -202,7 +202,10 @@ class PyCodegen:
         elif isinstance(var, UserMethodVariable):
             self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
         elif isinstance(var, NestedUserFunctionVariable):
-            self._nested_function(var)
+            if for_call and self.wrap_callable and not var.code.co_flags & (0x20 | 0x80 | 0x200):
+                self._compiled_nested_function(var)
+            else:
+                self._nested_function(var)
         elif isinstance(var, GetAttrVariable):
             self.reconstruct(var.obj)
             self.load_attr(var.name)
@@ -312,6 +315,18 @@ class PyCodegen:
             self._tuple_or_none(var.defaults, self.reconstruct)
             self._tuple_or_none(var.closure, self._cell)
         self.call(types.FunctionType, args, 5)
+
+    def _compiled_nested_function(self, var: NestedUserFunctionVariable) -> None:
+        """A function made during the trace and called for real at the break: compiled as a frame
+        of its own, as Dynamo does, each call running its code for the function object rebuilt here."""
+        stand_in = types.FunctionType(var.code, var.f_globals, var.code.co_name, None,
+                                      tuple(types.CellType() for _ in var.code.co_freevars) or None)
+        compiled = self.wrap_callable(stand_in)  # one CompiledFunction per code object
+        self.emit("LOAD_CONST", compiled)
+        self.emit("LOAD_METHOD", "called_as")
+        self._nested_function(var)
+        self.emit("PRECALL", 1)
+        self.emit("CALL", 1)
 
     def _tuple_or_none(self, items, push) -> None:
         if not items:

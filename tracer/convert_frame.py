@@ -67,9 +67,13 @@ class CacheEntry:
         if self.function is None:
             return original(*args, **kwargs)
         function = self.function
-        if original.__closure__ is not function.__closure__:  # a resume function over this call's cells
+        if original.__closure__ is not function.__closure__ or original.__defaults__ is not function.__defaults__ \
+                or original.__kwdefaults__ is not function.__kwdefaults__:
+            # this call's function object differs from the one compiled: a resume function over the
+            # calling frame's cells, a function made in a trace, or defaults assigned since
             function = types.FunctionType(self.code, original.__globals__, function.__name__,
-                                          function.__defaults__, original.__closure__)
+                                          original.__defaults__, original.__closure__)
+            function.__kwdefaults__ = original.__kwdefaults__
         return function(*args, **kwargs)
 
 

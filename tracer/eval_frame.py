@@ -138,17 +138,15 @@ class CompiledFunction:
 
     def bind(self, args, kwargs, fn=None) -> dict | None:
         """The frame's initial locals, or None when Python itself would reject the call."""
-        closure = (fn or self.fn).__closure__
+        fn = fn or self.fn
+        closure = fn.__closure__
         args = self._full_args(args)
         names = self._simple_args
         if names is not None and not kwargs and len(args) == len(names):
             f_locals = dict(zip(names, args))
         else:
-            defaults = _defaults_of(self.fn)
-            if defaults[0] is not self._defaults[0] or defaults[1] is not self._defaults[1]:
-                self._signature, self._defaults = inspect.signature(self.fn, follow_wrapped=False), defaults
             try:
-                bound = self._signature.bind(*args, **kwargs)
+                bound = self._signature_of(fn).bind(*args, **kwargs)
             except TypeError:
                 return None
             bound.apply_defaults()
@@ -161,6 +159,25 @@ class CompiledFunction:
                     pass
         return f_locals
 
+    def _signature_of(self, fn) -> inspect.Signature:
+        """The signature that binds a call of fn (this code): made again when fn's defaults are not
+        those it was made with (a user assigned __defaults__, or fn is another function of this code)."""
+        defaults = _defaults_of(fn)
+        if defaults[0] is self._defaults[0] and defaults[1] is self._defaults[1]:
+            return self._signature
+        signature = inspect.signature(fn, follow_wrapped=False)
+        if fn is self.fn:
+            self._signature, self._defaults = signature, defaults
+        return signature
+
+    def called_as(self, fn):
+        """A callable running this compiled code for the function object fn (a function made in a
+        trace, each call with its own closure and defaults), through this cache."""
+        return functools.partial(self._call_as, fn)
+
+    def _call_as(self, fn, *args, **kwargs):
+        return self._call(fn, args, kwargs)
+
     def __call__(self, *args, **kwargs):
         if self.partial_args or self.partial_keywords:
             args, kwargs = self._with_partial(args, kwargs)
@@ -172,8 +189,7 @@ class CompiledFunction:
 
     def call_with_cells(self, cells: tuple, *args):
         """Call a resume function over the cells of the frame it continues: its closure this call."""
-        outer = self.fn.__closure__[:len(self.fn.__closure__) - len(cells)]
-        fn = types.FunctionType(self.code, self.fn.__globals__, self.fn.__name__, None, outer + cells)
+        fn = types.FunctionType(self.code, self.fn.__globals__, self.fn.__name__, None, cells)
         return self._call(fn, args, {})
 
     def _call(self, fn, args, kwargs):
@@ -283,7 +299,9 @@ class CompiledFunction:
             closure = (self.fn.__closure__ or ()) + tuple(types.CellType() for _ in self.code.co_cellvars)
             fn = types.FunctionType(code, self.fn.__globals__, name, None, closure or None)
             compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
-            compiled.cell_names = self.code.co_cellvars
+            # all of them, free variables too: the frame may be a function made at run time, one
+            # closure per call, so the resume function's closure comes from the frame each time
+            compiled.cell_names = self.code.co_freevars + self.code.co_cellvars
             compiled.hook = self.hook
             compiled.resume_origin = (self, resume_prologue_length(self.code, depth, nulls, contexts))
             self._resumes[key] = compiled

@@ -1,5 +1,6 @@
 """Breaks Dynamo resumes after and we used to run eagerly: at f(*args, **kwargs), with a
-container's bound method waiting on the stack, and a slice passed as an argument.
+container's bound method waiting on the stack, and a slice passed as an argument.  A
+function made in the trace and called at the break is compiled as its own frame.
 """
 import torch
 
@@ -39,6 +40,17 @@ def a_lists_append_waits_on_the_stack(x):
     for i in range(2):
         y = y + i
     return y
+
+
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def a_function_made_here_breaks_when_called(x):
+    k = 3
+
+    def inner(t, s=2):
+        print("inner")
+        return t * s * k
+
+    return inner(x + 1) + 1
 
 
 @case(PLAIN, call(T(5), slice(0, 2)), call(T(5), slice(0, 2)), call(T(5), slice(1, 4)), compiles="C.C")
