@@ -1,5 +1,4 @@
 """The public API: tracer.compile, reset, bad input, fullgraph, cache limits."""
-import warnings
 
 import pytest
 import torch

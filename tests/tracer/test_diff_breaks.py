@@ -19,7 +19,7 @@ import zlib
 import torch
 import torch.nn as nn
 
-from differential import T, call, mutate_with, set_attr
+from differential import T, call, set_attr
 from differential_breaks import break_case, module_break_case, parametrize_breaks
 
 CASES: list = []

@@ -246,7 +246,7 @@ def render_html(report: dict) -> str:
         "<main>",
         f'<section id="summary"><h2>Summary {status}</h2>{error}<div class="cards">{cards}</div></section>',
         _source(report), _breaks(report), _history(report), _frames(report),
-        f'<section id="stdout"><h2>Script output</h2>'
+        '<section id="stdout"><h2>Script output</h2>'
         + (f"<pre>{e(stdout)}</pre>" if stdout else '<p class="muted">The script printed nothing.</p>')
         + "</section>",
         "</main>",
