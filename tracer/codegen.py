@@ -183,7 +183,7 @@ class PyCodegen:
             if var.source is not None:
                 var.source.reconstruct(self)
             else:
-                self._built_once(var.mutation_id, lambda: self._dict(var.entries))
+                self._built_once(var.mutation_id, lambda: self._typed_dict(var))
         elif isinstance(var, SliceVariable):
             for part in var.parts():
                 self.reconstruct(part)
@@ -248,6 +248,13 @@ class PyCodegen:
             self.load_const(key)
             self.reconstruct(value)
         self.emit("BUILD_MAP", len(entries))
+
+    def _typed_dict(self, var: ConstDictVariable) -> None:
+        """A dict made in the trace; a defaultdict / OrderedDict / Counter is remade around a plain one."""
+        if var.python_type() is dict:
+            return self._dict(var.entries)
+        cls, leading = var.rebuild_call()
+        self.call(cls, lambda: ([self.reconstruct(a) for a in leading], self._dict(var.entries)), len(leading) + 1)
 
     def _built_once(self, identity: int, build) -> None:
         """Push what build() pushes, built at the first reference to this mutable value.

@@ -52,6 +52,33 @@ class Unsupported(Exception):
         return error
 
 
+class ObservedException(Unsupported):
+    """The traced program raised an exception at trace time (a missing key, 1 / 0, `raise`).
+
+    A handler in the traced code may catch it: the translator then jumps there and
+    the trace goes on.  Uncaught, it is an ordinary Unsupported (the frame breaks or
+    runs eagerly, so Python raises it for real).  `exception` is the real exception a
+    tracker met, or the ExceptionVariable a `raise` statement threw.
+    """
+
+    def __init__(self, reason: str, exception, location: UserLocation | None = None,
+                 user_stack: list[UserLocation] | None = None):
+        self.exception = exception
+        super().__init__(reason, location, user_stack)
+
+    def at(self, location: UserLocation, user_stack: list[UserLocation] | None = None) -> "ObservedException":
+        if self.location is not None:
+            return self
+        error = ObservedException(self.reason, self.exception, location, user_stack)
+        error.__cause__ = self.__cause__
+        return error
+
+
+def observed(error: Exception, reason: str | None = None) -> ObservedException:
+    """The trace-time form of a real exception a tracker met evaluating user code."""
+    return ObservedException(reason or f"{type(error).__name__}: {error} at trace time", error)
+
+
 class UserError(Exception):
     """Bad input from the user of the API (not from the traced program)."""
 

@@ -11,7 +11,7 @@ import inspect
 import sys
 import types
 
-from .exc import Unsupported
+from .exc import ObservedException, Unsupported
 from .source import AttrSource, GetItemSource, GlobalSource, ModuleSource
 from .symbolic_convert import InstructionTranslator, _dispatch_table
 from .variables.base import VariableTracker
@@ -174,9 +174,15 @@ class SuspendedGenerator:
             _run_inlined(tx, frame)
         except _Yielded as suspended:
             return suspended.value
-        self.finished = True
-        frame.output.suspended_frames.remove(frame)
+        except ObservedException:  # the body raised: the generator is over, the caller may catch it
+            self._finish()
+            raise
+        self._finish()
         return None
+
+    def _finish(self) -> None:
+        self.finished = True
+        self.frame.output.suspended_frames.remove(self.frame)
 
 
 InliningInstructionTranslator.dispatch = _dispatch_table(InliningInstructionTranslator)

@@ -56,6 +56,10 @@ class SideEffects:
         self.attrs.setdefault(obj_id, {})[name] = value
         self.attr_owners[obj_id] = owner
 
+    def delete_attr(self, obj_id: int, name: str) -> None:
+        """Only for objects made in the trace: their attributes live nowhere else."""
+        self.attrs[obj_id] = {k: v for k, v in self.attrs[obj_id].items() if k != name}
+
     # ---- containers and globals ------------------------------------------------------
     def record_container(self, tracker) -> None:
         if tracker.source is not None:

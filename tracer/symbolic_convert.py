@@ -14,7 +14,8 @@ import types
 
 from . import bytecode
 from .builder import build_lazy, build_sourceless
-from .exc import Unsupported, UserLocation
+from .exc import ObservedException, Unsupported, UserLocation
+from .exception_opcodes import ExceptionOpcodes
 from .guards import InstalledAt
 from .source import GlobalSource, LocalSource
 from .variables.base import VariableTracker
@@ -22,11 +23,12 @@ from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
 from .variables.ctx_manager import GradModeVariable, WithExitVariable
 from .variables.dicts import ConstDictVariable
+from .variables.exceptions import ExceptionVariable, is_exception_class
 from .variables.generator import GeneratorVariable
 from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, SliceVariable, TupleVariable,
                               _unique)
 from .variables.lazy import LazyVariableTracker
-from .variables.misc import NullVariable
+from .variables.misc import NullVariable, UserDefinedClassVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 
@@ -46,7 +48,7 @@ NULL = NullVariable()
 INSTRUCTION_BUDGET = 2_000_000  # per trace, inlined calls included: an endless loop stops with a reason
 
 
-class InstructionTranslator:
+class InstructionTranslator(ExceptionOpcodes):
     """Traces one frame: `run()` returns the tracker of the value the frame returns."""
 
     def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
@@ -76,6 +78,7 @@ class InstructionTranslator:
                 self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
                 output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
+        self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
         if hook is not None:
             output.on_guard = getattr(hook, "on_guard", None)
             output.on_node = getattr(hook, "on_node", None)
@@ -118,6 +121,9 @@ class InstructionTranslator:
                 if handler is None:
                     raise Unsupported(f"opcode {inst.opname} is not supported")
                 handler(self, inst)
+            except ObservedException as error:
+                if not self.handle_exception(error):  # unwinds to the caller, whose handler may catch it
+                    raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
             except Unsupported as error:
                 raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
         return self.return_value
@@ -177,6 +183,10 @@ class InstructionTranslator:
         self.output.side_effects.record_container(new)
 
     def call_function(self, fn: VariableTracker, args, kwargs) -> None:
+        real = fn.realize()
+        if isinstance(real, UserDefinedClassVariable) and is_exception_class(real.value):
+            self.push(ExceptionVariable.construct(real.value, list(args), dict(kwargs)))
+            return
         self.push(fn.call_function(self, list(args), dict(kwargs)))
 
     # ---- stack manipulation ---------------------------------------------------------------
@@ -540,9 +550,6 @@ class InstructionTranslator:
 
     def LOAD_ASSERTION_ERROR(self, inst):
         raise Unsupported("assert statement that fails at trace time")
-
-    def RAISE_VARARGS(self, inst):
-        raise Unsupported("raise statement in the traced code")
 
     # ---- jumps ------------------------------------------------------------------------------------
     def jump(self, inst):

@@ -13,6 +13,8 @@ decided by where a callable lives:
 from __future__ import annotations
 
 import builtins
+import functools
+import itertools
 import types
 
 # Parts of torch that are Python machinery, not operators.
@@ -35,8 +37,12 @@ def is_torch_module(module: types.ModuleType) -> bool:
 
 
 def _is_builtin_class_method(value) -> bool:
-    """`dict.fromkeys`: a classmethod of a builtin type that builds a container, modelled like a builtin."""
-    return getattr(value, "__self__", None) is dict and getattr(value, "__name__", None) == "fromkeys"
+    """`dict.fromkeys`, `itertools.chain.from_iterable`: classmethods of builtin types that build
+    containers, and `functools.reduce`; modelled like builtins."""
+    if value is functools.reduce:
+        return True
+    owner, name = getattr(value, "__self__", None), getattr(value, "__name__", None)
+    return (owner is dict and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")
 
 
 def classify(value) -> str:

@@ -5,8 +5,6 @@ before the loop's body: it reads state the loop writes, writes state the loop
 reads, is left early by `break`, is advanced by next() and then by a loop, or
 is resumed from another function than the one that made it.
 """
-import torch
-
 from differential import T, call
 from differential_breaks import break_case, parametrize_breaks
 

@@ -10,24 +10,18 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from ..source import TypeSource
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
+from .dunder import python_dunder
+from .functional import handler_for
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
                     SliceVariable, TupleVariable)
+from .operators import OperatorGetterVariable, apply_operator, realized  # noqa: F401 (re-exported)
 from .tensor import TensorVariable
-
-# In-place operators fall back to their plain form on immutable values.
-INPLACE_TO_PLAIN = {
-    operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
-    operator.itruediv: operator.truediv, operator.ifloordiv: operator.floordiv,
-    operator.imod: operator.mod, operator.ipow: operator.pow, operator.imatmul: operator.matmul,
-    operator.iand: operator.and_, operator.ior: operator.or_, operator.ixor: operator.xor,
-    operator.ilshift: operator.lshift, operator.irshift: operator.rshift,
-}
 
 # Every builtin function of the math module is pure: fold it on constant arguments.
 MATH_FUNCTIONS = frozenset(fn for fn in vars(math).values() if isinstance(fn, type(math.sqrt)))
@@ -50,90 +44,20 @@ def _accepts(handler, tx, args, kwargs) -> bool:
     return True
 
 
+def _binds(fn, tx, args, kwargs) -> bool:
+    try:
+        _signature(fn).bind(tx, *args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=None)
 def _signature(func) -> inspect.Signature:
     return inspect.signature(func)
 
 
 _NO_VALUE = object()
-
-
-def realized(args) -> list[VariableTracker]:
-    return [a.realize() for a in args]
-
-
-def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
-    """`op(*args)` for an operator-module function, the heart of every BINARY_OP."""
-    from ..builder import build_sourceless
-    args = realized(args)
-    if all(type(a) is ConstantVariable for a in args):  # the common case first: plain arithmetic
-        try:
-            return build_sourceless(tx, INPLACE_TO_PLAIN.get(op, op)(*[a.value for a in args]))
-        except Exception as error:
-            raise Unsupported(f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
-    if any(isinstance(a, TensorVariable) for a in args):
-        return tx.output.call(tx, "call_function", op, tuple(args), {})
-    if op is operator.getitem:
-        return _getitem(tx, args[0], args[1])
-    if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
-        return args[0].call_method(tx, "__contains__", [args[1]], {})
-    plain = INPLACE_TO_PLAIN.get(op, op)
-    if isinstance(args[0], ListVariable) and op is operator.iadd:
-        return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
-    if plain is operator.add and len(args) == 2 and _same_sequence_kind(*args):
-        return args[0].with_items(args[0].items + tuple(args[1].unpack_var_sequence(tx)))
-    if plain is operator.mul and len(args) == 2 and isinstance(args[0], BaseListVariable) \
-            and args[1].is_python_constant():
-        return args[0].with_items(args[0].items * args[1].as_python_constant())
-    if op in (operator.is_, operator.is_not):  # before folding: two equal lists are not one list
-        same = _same_object(args[0], args[1])
-        return ConstantVariable(same if op is operator.is_ else not same)
-    if all(a.is_python_constant() for a in args):
-        for arg in args:
-            if isinstance(arg, ConstDictVariable):  # `D == {...}` reads its key set, not only its values
-                arg.guard_keys(tx)
-        values = [a.as_python_constant() for a in args]
-        try:
-            return build_sourceless(tx, plain(*values))
-        except Exception as error:
-            raise Unsupported(f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
-    if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
-            and isinstance(args[1], BaseListVariable):
-        raise Unsupported("comparing sequences that hold tensors")
-    raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
-
-
-def _same_object(a, b) -> bool:
-    """`a is b` for trackers: same container, cell or object identity, or same real value."""
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if hasattr(a, "identity"):
-        return a.identity() == b.identity()
-    for key in ("mutation_id", "cell_id"):
-        if hasattr(a, key):
-            return getattr(a, key) == getattr(b, key)
-    for key in ("value", "fn"):
-        if hasattr(a, key):
-            return getattr(a, key) is getattr(b, key)
-    return False
-
-
-def _same_sequence_kind(a, b) -> bool:
-    return isinstance(a, BaseListVariable) and type(a) is type(b)
-
-
-def _getitem(tx, obj, index):
-    if isinstance(obj, (BaseListVariable, ConstDictVariable)):
-        return obj.getitem(tx, index)
-    if obj.is_python_constant() and index.is_python_constant():
-        from ..builder import build_sourceless
-        try:
-            return build_sourceless(tx, obj.as_python_constant()[index.as_python_constant()])
-        except Exception as error:
-            raise Unsupported(f"indexing raised {type(error).__name__}: {error}") from error
-    return obj.call_method(tx, "__getitem__", [index], {})
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,6 +83,9 @@ class BuiltinVariable(VariableTracker):
         args = realized(args)
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         name = getattr(self.fn, "__name__", "")
+        modelled = handler_for(self.fn)
+        if modelled is not None and _binds(modelled, tx, args, kwargs):
+            return modelled(tx, *args, **kwargs)
         handler = self._handler(name)
         if handler is not None and _accepts(handler, tx, args, kwargs):
             result = handler(tx, *args, **kwargs)
@@ -173,7 +100,7 @@ class BuiltinVariable(VariableTracker):
                 value = self.fn(*[a.as_python_constant() for a in args],
                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
             except Exception as error:
-                raise Unsupported(f"{name}() raised {type(error).__name__}: {error} at trace time") from error
+                raise observed(error, f"{name}() raised {type(error).__name__}: {error} at trace time") from error
             return build_sourceless(tx, value)
         if self.fn is print:
             raise Unsupported("print() has a side effect outside the graph")
@@ -298,6 +225,14 @@ class BuiltinVariable(VariableTracker):
                 return default
             raise
 
+    def call_setattr(self, tx, obj, name, value):
+        obj.store_attr(tx, name.as_python_constant(), value)
+        return ConstantVariable(None)
+
+    def call_delattr(self, tx, obj, name):
+        obj.del_attr(tx, name.as_python_constant())
+        return ConstantVariable(None)
+
     def call_hasattr(self, tx, obj, name):
         try:
             obj.var_getattr(tx, name.as_python_constant())
@@ -353,6 +288,11 @@ class BuiltinVariable(VariableTracker):
     def call_iter(self, tx, obj):
         if isinstance(obj, (ListIteratorVariable, GeneratorVariable)):  # an iterator is its own iter()
             return obj
+        if python_dunder(obj, "__iter__") is not None:
+            it = obj.call_method(tx, "__iter__", [], {}).realize()
+            if not isinstance(it, (ListIteratorVariable, GeneratorVariable)):
+                raise Unsupported(f"{obj.describe()}.__iter__() returned {it.describe()}, not a known iterator")
+            return it
         return ListIteratorVariable(tuple(self._sequence(tx, obj)))
 
     def call_next(self, tx, it, default=None):
@@ -362,7 +302,7 @@ class BuiltinVariable(VariableTracker):
         if step is None:
             if default is not None:
                 return default
-            raise Unsupported("StopIteration at trace time")
+            raise observed(StopIteration(), "StopIteration at trace time")
         item, advanced = step
         if advanced is not it:  # a list iterator is a new tracker per position; a generator is one
             tx.replace_all(it, advanced)
@@ -382,6 +322,8 @@ class BuiltinVariable(VariableTracker):
         return ListIteratorVariable(tuple(reversed(self._sequence(tx, obj))))
 
     def call_abs(self, tx, obj):
+        if python_dunder(obj, "__abs__") is not None:
+            return obj.call_method(tx, "__abs__", [], {})
         if isinstance(obj, TensorVariable):
             return tx.output.call(tx, "call_function", operator.abs, (obj,), {})
         return None
@@ -460,30 +402,3 @@ class BuiltinVariable(VariableTracker):
 
     def call_print(self, tx, *args, **kwargs):
         raise Unsupported("print() has a side effect outside the graph")
-
-
-@dataclass(frozen=True, eq=False)
-class OperatorGetterVariable(VariableTracker):
-    """operator.itemgetter / attrgetter / methodcaller objects made in the trace."""
-
-    factory: object = None
-    keys: tuple = ()
-
-    def call_function(self, tx, args, kwargs):
-        (obj,) = args
-        if self.factory is operator.itemgetter:
-            results = [apply_operator(tx, operator.getitem, [obj, key]) for key in self.keys]
-        elif self.factory is operator.attrgetter:
-            results = []
-            for key in self.keys:
-                value = obj
-                for part in key.as_python_constant().split("."):
-                    value = value.var_getattr(tx, part)
-                results.append(value)
-        else:
-            name, *rest = self.keys
-            return obj.var_getattr(tx, name.as_python_constant()).call_function(tx, list(rest), {})
-        return results[0] if len(results) == 1 else TupleVariable(tuple(results))
-
-    def short_repr(self) -> str:
-        return f"{self.factory.__name__}({', '.join(k.short_repr() for k in self.keys)})"

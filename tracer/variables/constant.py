@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 
-CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis),
+CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented),
                   torch.dtype, torch.device, torch.memory_format, torch.layout, torch.Size,
                   types.CodeType)  # code objects: the operand of MAKE_FUNCTION
 
@@ -60,7 +60,7 @@ class ConstantVariable(VariableTracker):
         try:
             attr = getattr(self.value, name)
         except AttributeError as error:
-            raise Unsupported(f"{type(self.value).__name__} has no attribute {name!r}") from error
+            raise observed(error, f"{type(self.value).__name__} has no attribute {name!r}") from error
         if isinstance(self.value, enum.Enum):
             method = inspect.getattr_static(type(self.value), name, None)
             if isinstance(method, types.FunctionType):  # a method the enum's class defines: inlined

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import ObservedException, Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -112,7 +112,11 @@ class GradModeDecoratedVariable(VariableTracker):
     def call_function(self, tx, args, kwargs):
         ctx = GradModeVariable.create(tx, self.target)
         ctx.enter(tx)
-        result = self.fn.call_function(tx, args, kwargs)
+        try:
+            result = self.fn.call_function(tx, args, kwargs)
+        except ObservedException:  # the decorator's with-block restores the mode on the way out
+            ctx.exit(tx)
+            raise
         ctx.exit(tx)
         return result
 

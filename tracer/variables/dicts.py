@@ -6,9 +6,10 @@ iterates, takes len, tests membership), as Dynamo does.
 """
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field, replace
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .lists import ListIteratorVariable, TupleVariable
@@ -30,12 +31,27 @@ def _key(v: VariableTracker):
 class ConstDictVariable(VariableTracker):
     entries: dict = field(default_factory=dict)  # constant key -> tracker; never mutated in place
     mutation_id: int = field(default_factory=new_mutation_id)
+    dict_cls: type = dict  # or a collections dict made in the trace: defaultdict, OrderedDict, Counter
+    default_factory: VariableTracker | None = None  # a defaultdict's
 
     def python_type(self) -> type:
-        return dict
+        return self.dict_cls
 
     def as_python_constant(self):
-        return {k: v.as_python_constant() for k, v in self.entries.items()}
+        plain = {k: v.as_python_constant() for k, v in self.entries.items()}
+        if self.dict_cls is dict:
+            return plain
+        if self.dict_cls is collections.defaultdict:
+            factory = self.default_factory.as_python_constant() if self.default_factory is not None else None
+            return collections.defaultdict(factory, plain)
+        return self.dict_cls(plain)
+
+    def rebuild_call(self):
+        """(constructor, leading argument trackers) that remake this dict around a plain one."""
+        if self.dict_cls is collections.defaultdict:
+            from .constant import ConstantVariable as Const
+            return self.dict_cls, [self.default_factory if self.default_factory is not None else Const(None)]
+        return self.dict_cls, []
 
     def as_proxy(self):
         return {k: v.as_proxy() for k, v in self.entries.items()}
@@ -70,8 +86,19 @@ class ConstDictVariable(VariableTracker):
     def getitem(self, tx, key_var):
         key = _key(key_var)
         if key not in self.entries:
-            raise Unsupported(f"KeyError: {key!r} at trace time")
+            return self._missing(tx, key)
         return self.entries[key]
+
+    def _missing(self, tx, key):
+        """__missing__: a Counter answers 0; a defaultdict stores and returns default_factory()."""
+        if self.dict_cls is collections.Counter:
+            return ConstantVariable(0)
+        if self.dict_cls is collections.defaultdict and self.default_factory is not None:
+            value = self.default_factory.call_function(tx, [], {})
+            tx.replace_all(self, replace(self, entries={**self.entries, key: value}))
+            return value
+        self.guard_keys(tx)
+        raise observed(KeyError(key))
 
     def call_method(self, tx, name, args, kwargs):
         if name == "__getitem__":
@@ -90,7 +117,7 @@ class ConstDictVariable(VariableTracker):
                 return ConstantVariable(len(self.entries))
             return DictViewVariable(self, name)
         if name == "copy":
-            return ConstDictVariable(dict(self.entries))
+            return replace(self, entries=dict(self.entries), mutation_id=new_mutation_id(), source=None)
         mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
@@ -112,7 +139,7 @@ class ConstDictVariable(VariableTracker):
             elif len(args) > 1:
                 result = args[1]
             else:
-                raise Unsupported(f"KeyError: {key!r} at trace time")
+                raise observed(KeyError(key))
         elif name == "setdefault":
             key = _key(args[0])
             result = entries.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 
@@ -53,8 +53,12 @@ class BaseListVariable(VariableTracker):
             return self.with_items(self.items[key], source=None)
         try:
             return self.items[key]
-        except (IndexError, TypeError) as error:
-            raise Unsupported(f"{type(error).__name__}: {error}") from error
+        except IndexError:  # the items are a tuple of trackers: say what Python says of this sequence
+            error = IndexError(f"{self.python_type().__name__} index out of range")
+            raise observed(error, f"IndexError: {error}") from None
+        except TypeError as error:
+            error = TypeError(str(error).replace("tuple", self.python_type().__name__, 1))
+            raise observed(error, f"TypeError: {error}") from None
 
     def with_items(self, items, source=None):
         return type(self)(tuple(items), source=source)
@@ -156,7 +160,7 @@ class SetVariable(BaseListVariable):
                 target = args[0].as_python_constant()
                 if target not in values:
                     if name == "remove":
-                        raise Unsupported(f"KeyError: {target!r} at trace time")
+                        raise observed(KeyError(target))
                     return ConstantVariable(None)
                 del items[values.index(target)]
             new = replace(self, items=_unique(items))

@@ -8,7 +8,7 @@ import types
 import torch
 from dataclasses import dataclass, field
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from ..source import AttrSource, Source, TypeSource
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
@@ -108,9 +108,18 @@ class UserDefinedClassVariable(VariableTracker):
     def as_python_constant(self):
         return self.value
 
+    def identity(self) -> int:
+        return id(self.value)
+
+    def is_new(self) -> bool:
+        return False
+
     def var_getattr(self, tx, name):
         from ..builder import build
         from .user_functions import UserFunctionVariable, UserMethodVariable
+        stored = recorded_class_attr(tx, self.value, name)
+        if stored is not None:
+            return stored
         attr = _read_static(self.value, name)
         source = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(attr, staticmethod):  # Cls.f is the function itself: guarded, a swap recompiles
@@ -125,6 +134,9 @@ class UserDefinedClassVariable(VariableTracker):
         from .builtin import BuiltinVariable
         if self.value in BuiltinVariable.CONSTRUCTORS or self.value in (type, super, object):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
+        from .functional import handler_for
+        if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
+            return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
         from .ctx_manager import GRAD_MODE_CLASSES, GradModeVariable
@@ -137,8 +149,28 @@ class UserDefinedClassVariable(VariableTracker):
             return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))
         return construct_user_object(tx, self, args, kwargs)
 
+    def store_attr(self, tx, name, value):
+        """`Cls.count = 3`: recorded, read back by later lookups, replayed on the class after the graph."""
+        cls = self.value
+        if type(cls).__setattr__ is not type.__setattr__:
+            raise Unsupported(f"the metaclass of {cls.__qualname__} customises __setattr__")
+        if name.startswith("__") and name.endswith("__"):
+            raise Unsupported(f"assigning the special attribute {cls.__qualname__}.{name}")
+        tx.output.side_effects.store_attr(self, self.identity(), name, value)
+
     def short_repr(self) -> str:
         return f"class {self.value.__qualname__}"
+
+
+def recorded_class_attr(tx, cls: type, name: str):
+    """A class attribute the trace assigned (on cls or a base), unless a nearer class defines it."""
+    effects = tx.output.side_effects
+    for klass in cls.__mro__:
+        if effects.has_attr(id(klass), name):
+            return effects.load_attr(id(klass), name)
+        if name in klass.__dict__:
+            return None
+    return None
 
 
 def _construct_namedtuple(tx, cls, args, kwargs):
@@ -210,13 +242,15 @@ class UserDefinedObjectVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         from ..builder import build
-        from .user_functions import UserFunctionVariable, UserMethodVariable
+        from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
         cls = self.python_type()
         if cls.__getattribute__ is not object.__getattribute__:
             raise Unsupported(f"{cls.__qualname__} customises __getattribute__")
+        if name == "__dict__":
+            return self._instance_dict(tx)
         instance_dict = getattr(self.value, "__dict__", {}) if not self.is_new() else {}
         source = AttrSource(self.source, name) if self.source is not None else None
         try:
@@ -226,11 +260,18 @@ class UserDefinedObjectVariable(VariableTracker):
         is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
         if name in instance_dict and not is_data_descriptor:
             return build(tx, instance_dict[name], source)
+        recorded = recorded_class_attr(tx, cls, name)
+        if recorded is not None:
+            self._guard_not_in_instance_dict(tx, name)
+            if isinstance(recorded.realize(), BaseUserFunctionVariable):
+                return UserMethodVariable(recorded, self)
+            return recorded
         if attr is _MISSING:
             if hasattr(cls, "__getattr__"):
                 raise Unsupported(f"{cls.__qualname__} defines __getattr__, which the tracer does not model")
             self._guard_not_in_instance_dict(tx, name)  # getattr(o, name, default) and hasattr rely on it
-            raise Unsupported(f"{cls.__qualname__} object has no attribute {name!r}")
+            raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
+                           f"{cls.__qualname__} object has no attribute {name!r}")
         self._guard_not_in_instance_dict(tx, name)
         cls_source = TypeSource(self.source) if self.source is not None else self.cls_source
         class_source = AttrSource(cls_source, name) if cls_source is not None else None
@@ -252,6 +293,37 @@ class UserDefinedObjectVariable(VariableTracker):
 
     def call_function(self, tx, args, kwargs):
         return self.var_getattr(tx, "__call__").call_function(tx, args, kwargs)
+
+    def truth(self, tx) -> bool:
+        """bool(obj): __bool__, else __len__, else True -- the first two traced when written in Python."""
+        cls = self.python_type()
+        for name in ("__bool__", "__len__"):
+            attr = inspect.getattr_static(cls, name, None)
+            if attr is None:
+                continue
+            if not isinstance(attr, types.FunctionType):
+                raise Unsupported(f"truth value of {cls.__qualname__} ({name} is not a Python function)")
+            result = self.call_method(tx, name, [], {}).realize()
+            if not result.is_python_constant():
+                raise Unsupported(f"{cls.__qualname__}.{name}() returned {result.describe()}")
+            return bool(result.as_python_constant())
+        return True
+
+    def _instance_dict(self, tx):
+        """obj.__dict__ of an outside object: its real dict, a tracked container (writes replay on it)."""
+        from ..builder import build
+        if self.is_new() or self.source is None or tx.output.side_effects.attrs.get(self.identity()):
+            raise Unsupported(f"__dict__ of {self.describe()} whose attributes the trace holds")
+        return build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
+
+    def del_attr(self, tx, name):
+        """delattr() on an object made in the trace: the attribute leaves the record."""
+        recorded = tx.output.side_effects.attrs.get(self.identity(), {})
+        if not self.is_new():
+            raise Unsupported(f"deleting the attribute {name!r} of {self.describe()}")
+        if name not in recorded:
+            raise Unsupported(f"AttributeError: {self.python_type().__qualname__} object has no attribute {name!r}")
+        tx.output.side_effects.delete_attr(self.identity(), name)
 
     def store_attr(self, tx, name, value):
         cls = self.python_type()

@@ -54,7 +54,9 @@ class TensorVariable(VariableTracker):
             return ConstantVariable(value)
         if name in GRAPH_ATTRIBUTES:
             return tx.output.call(tx, "call_function", getattr, (self, ConstantVariable(name)), {})
-        if name in ("grad", "data", "_base"):
+        if name == "data":  # as Dynamo: a node that detaches without the version-counter link
+            return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, (self,), {})
+        if name in ("grad", "_base"):
             raise Unsupported(f"tensor attribute .{name}")
         from .misc import GetAttrVariable
         if callable(getattr(torch.Tensor, name, None)):

@@ -1,0 +1,89 @@
+"""Raising and catching inside the trace: the exception opcodes and the 3.11 exception table.
+
+An exception the traced program raises (a KeyError from a dict lookup, a
+`raise` of its own) is an ObservedException carrying an ExceptionVariable.
+The translator that sees it looks up its frame's exception table, as CPython
+does, and jumps to the handler; a frame without one passes it to its caller,
+whose CALL may be covered by a handler of its own.  Nothing catches it: the
+trace breaks there and Python raises it for real.
+
+The exception being handled (CPython's exc_info) lives on the root translator:
+like the thread state, it is shared by every frame of the trace.
+"""
+from __future__ import annotations
+
+from .exc import ObservedException, Unsupported
+from .variables.constant import ConstantVariable
+from .variables.ctx_manager import WithExitVariable
+from .variables.exceptions import ExceptionVariable, as_exception
+
+
+class ExceptionOpcodes:
+    """The part of InstructionTranslator that raises, catches and re-raises."""
+
+    def handle_exception(self, error: ObservedException) -> bool:
+        """Jump to the handler the exception table names for the current instruction, as
+        CPython does: cut the stack to the entry's depth, push lasti if asked, then the
+        exception.  False when this frame has no handler there."""
+        offset = self.current.offset
+        entry = next((e for e in self.decoded.exception_table if e.start <= offset < e.end), None)
+        if entry is None:
+            return False
+        exception = error.exception
+        if not isinstance(exception, ExceptionVariable):
+            exception = ExceptionVariable.from_real(self, exception)
+        del self.stack[entry.depth:]
+        if entry.lasti:
+            self.push(ConstantVariable(offset))
+        self.push(exception)
+        self.ip = self.decoded.index_of_offset[entry.target]
+        return True
+
+    def RAISE_VARARGS(self, inst):
+        if inst.arg == 0:
+            if self.root.exc_info is None:
+                raise ObservedException("bare raise with no active exception",
+                                        RuntimeError("No active exception to reraise"))
+            raise ObservedException(f"{self.root.exc_info.short_repr()} re-raised", self.root.exc_info)
+        cause = self.pop().realize() if inst.arg == 2 else None
+        thrown = self.pop().realize()
+        exception = as_exception(thrown)
+        if exception is None:
+            raise Unsupported(f"raising {thrown.describe()}")
+        if inst.arg == 2:  # raise ... from cause (an exception, its class, or None)
+            linked = as_exception(cause)
+            if linked is None and not (cause.is_python_constant() and cause.as_python_constant() is None):
+                raise Unsupported(f"raise ... from {cause.describe()}")
+            exception = exception.with_cause(linked)
+        exception = exception.with_context(self.root.exc_info)
+        raise ObservedException(f"{exception.short_repr()} raised in the traced code", exception)
+
+    def RERAISE(self, inst):
+        exception = self.pop()  # an oparg names lasti below it, for tracebacks: not modelled
+        raise ObservedException(f"{exception.short_repr()} re-raised", exception)
+
+    def PUSH_EXC_INFO(self, inst):
+        exception = self.pop()
+        previous = self.root.exc_info
+        self.push(previous if previous is not None else ConstantVariable(None))
+        self.push(exception)
+        self.root.exc_info = exception
+
+    def POP_EXCEPT(self, inst):
+        previous = self.pop()
+        self.root.exc_info = previous if isinstance(previous, ExceptionVariable) else None
+
+    def CHECK_EXC_MATCH(self, inst):
+        classes = self.pop().realize()
+        exception = self.stack[-1]
+        try:
+            wanted = classes.as_python_constant()
+        except Unsupported:
+            raise Unsupported(f"except clause naming {classes.describe()}") from None
+        self.push(ConstantVariable(issubclass(exception.python_type(), wanted)))
+
+    def WITH_EXCEPT_START(self, inst):
+        exit_fn = self.stack[-4].realize()
+        if not isinstance(exit_fn, WithExitVariable):
+            raise Unsupported(f"leaving a with-block on {exit_fn.describe()} through an exception")
+        self.push(exit_fn.ctx.exit(self))  # grad mode is restored; None: the exception goes on

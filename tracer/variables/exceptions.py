@@ -1,0 +1,126 @@
+"""ExceptionVariable: an exception object the traced program made or met at trace time.
+
+It lets `try/except` run symbolically: `raise` throws one, the handler the
+exception table names receives it, `except E as e` binds it, and `e.args`,
+`str(e)` or `isinstance(e, E)` read it without a real exception ever existing.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import types
+from dataclasses import dataclass, field, replace
+
+from ..exc import Unsupported
+from .base import VariableTracker
+from .constant import ConstantVariable
+from .lists import TupleVariable
+
+_exception_ids = itertools.count()
+
+# Methods a user exception class may not define for us to model it: we would have to run them.
+_BEHAVIOUR = ("__new__", "__init__", "__str__", "__repr__", "__getattribute__", "__getattr__",
+              "__setattr__", "__eq__", "__hash__")
+
+
+def is_exception_class(value) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseException)
+
+
+def plain_exception_class(cls: type) -> bool:
+    """True when every behaviour of cls is a builtin exception's: building one has no effects."""
+    for klass in cls.__mro__:
+        if klass.__module__ == "builtins":
+            continue
+        if any(isinstance(vars(klass).get(name), (types.FunctionType, classmethod, staticmethod))
+               for name in _BEHAVIOUR):
+            return False
+    return True
+
+
+def as_exception(var: VariableTracker) -> "ExceptionVariable | None":
+    """What `raise var` throws: the exception itself, or an instance of its class."""
+    from .misc import UserDefinedClassVariable
+    if isinstance(var, ExceptionVariable):
+        return var
+    if isinstance(var, UserDefinedClassVariable) and is_exception_class(var.value):
+        return ExceptionVariable.construct(var.value, [], {})
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class ExceptionVariable(VariableTracker):
+    """`exc_type(*args)`; exc_id is its identity, shared by the versions `raise ... from` makes."""
+
+    exc_type: type = BaseException
+    args: tuple = ()
+    cause: VariableTracker | None = None
+    context: VariableTracker | None = None
+    suppress_context: bool = False
+    exc_id: int = field(default_factory=lambda: next(_exception_ids))
+
+    @staticmethod
+    def construct(cls: type, args: list, kwargs: dict) -> "ExceptionVariable":
+        """What calling the exception class does, when that runs no user code."""
+        if kwargs:
+            raise Unsupported(f"{cls.__name__}() with keyword arguments")
+        if not plain_exception_class(cls):
+            raise Unsupported(f"constructing {cls.__qualname__}, which defines its own methods")
+        return ExceptionVariable(exc_type=cls, args=tuple(args))
+
+    @staticmethod
+    def from_real(tx, error: BaseException) -> "ExceptionVariable":
+        """The tracker of a real exception a tracker met (its args are plain Python values)."""
+        from ..builder import build_sourceless
+        return ExceptionVariable(exc_type=type(error), args=tuple(build_sourceless(tx, a) for a in error.args))
+
+    def python_type(self) -> type:
+        return self.exc_type
+
+    def identity(self):
+        return ("exception", self.exc_id)
+
+    def as_python_constant(self):
+        """A fresh equal exception, so that str(e), repr(e) and == fold like constants."""
+        if not plain_exception_class(self.exc_type):
+            raise Unsupported(f"{self.exc_type.__qualname__} is not a plain exception class")
+        return self.exc_type(*[a.as_python_constant() for a in self.args])
+
+    def var_getattr(self, tx, name):
+        from ..builder import build_sourceless
+        if name == "args":
+            return TupleVariable(self.args)
+        if name == "__class__":
+            return build_sourceless(tx, self.exc_type)
+        if name in ("__cause__", "__context__"):
+            linked = self.cause if name == "__cause__" else self.context
+            return linked if linked is not None else ConstantVariable(None)
+        if name == "__suppress_context__":
+            return ConstantVariable(self.suppress_context)
+        if name == "__traceback__":
+            return ConstantVariable(None)  # the trace has no real frames to point at
+        if name in ("with_traceback", "add_note") or not hasattr(self.exc_type, name):
+            raise Unsupported(f"attribute {name!r} of the exception {self.exc_type.__name__}")
+        attr = inspect.getattr_static(self.exc_type, name)
+        if isinstance(attr, (int, float, str, bool, type(None))):  # a plain class-level constant
+            return ConstantVariable(attr)
+        raise Unsupported(f"attribute {name!r} of the exception {self.exc_type.__name__}")
+
+    def with_cause(self, cause: VariableTracker | None) -> "ExceptionVariable":
+        """`raise self from cause` (cause None: `from None`)."""
+        return replace(self, cause=cause, suppress_context=True)
+
+    def with_context(self, context: VariableTracker | None) -> "ExceptionVariable":
+        """Raised while `context` was being handled: Python links the two, unless already linked."""
+        if context is None or self.context is not None or context is self:
+            return self
+        return replace(self, context=context)
+
+    def children(self):
+        return [(f"args[{i}]", a) for i, a in enumerate(self.args)]
+
+    def replace_children(self, swap):
+        return replace(self, args=tuple(swap(a) for a in self.args))
+
+    def short_repr(self) -> str:
+        return f"{self.exc_type.__name__}({', '.join(a.short_repr() for a in self.args)})"

@@ -1,0 +1,138 @@
+"""Operators: apply_operator is the heart of BINARY_OP, COMPARE_OP and the unary ops.
+
+Constants fold, tensors become graph nodes, user objects run their dunders
+(dunder.py), containers answer for themselves.  Also the itemgetter /
+attrgetter / methodcaller objects made in the trace.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+from ..exc import Unsupported, observed
+from .base import VariableTracker
+from .constant import ConstantVariable
+from .dicts import ConstDictVariable, DictViewVariable
+from .dunder import INPLACE_TO_PLAIN, user_operator
+from .lists import BaseListVariable, ListVariable, TupleVariable
+from .misc import UserDefinedObjectVariable
+from .tensor import TensorVariable
+
+
+def realized(args) -> list[VariableTracker]:
+    return [a.realize() for a in args]
+
+
+def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
+    """`op(*args)` for an operator-module function, the heart of every BINARY_OP."""
+    from ..builder import build_sourceless
+    args = realized(args)
+    if all(type(a) is ConstantVariable for a in args):  # the common case first: plain arithmetic
+        try:
+            return build_sourceless(tx, INPLACE_TO_PLAIN.get(op, op)(*[a.value for a in args]))
+        except Exception as error:
+            raise observed(error, f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
+    if any(type(a) is UserDefinedObjectVariable for a in args):
+        result = user_operator(tx, op, args)
+        if result is not None:
+            return result
+        if op in (operator.eq, operator.ne) and all(_default_eq(a) for a in args):
+            same = _same_object(args[0], args[1])  # object.__eq__ on both sides: identity
+            return ConstantVariable(same if op is operator.eq else not same)
+    if any(isinstance(a, TensorVariable) for a in args):
+        return tx.output.call(tx, "call_function", op, tuple(args), {})
+    if op is operator.getitem:
+        return _getitem(tx, args[0], args[1])
+    if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
+        return args[0].call_method(tx, "__contains__", [args[1]], {})
+    plain = INPLACE_TO_PLAIN.get(op, op)
+    if isinstance(args[0], ListVariable) and op is operator.iadd:
+        return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
+    if plain is operator.add and len(args) == 2 and _same_sequence_kind(*args):
+        return args[0].with_items(args[0].items + tuple(args[1].unpack_var_sequence(tx)))
+    if plain is operator.mul and len(args) == 2 and isinstance(args[0], BaseListVariable) \
+            and args[1].is_python_constant():
+        return args[0].with_items(args[0].items * args[1].as_python_constant())
+    if op in (operator.is_, operator.is_not):  # before folding: two equal lists are not one list
+        same = _same_object(args[0], args[1])
+        return ConstantVariable(same if op is operator.is_ else not same)
+    if all(a.is_python_constant() for a in args):
+        for arg in args:
+            if isinstance(arg, ConstDictVariable):  # `D == {...}` reads its key set, not only its values
+                arg.guard_keys(tx)
+        values = [a.as_python_constant() for a in args]
+        try:
+            return build_sourceless(tx, plain(*values))
+        except Exception as error:
+            raise observed(error, f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
+    if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
+            and isinstance(args[1], BaseListVariable):
+        raise Unsupported("comparing sequences that hold tensors")
+    raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+def _default_eq(var) -> bool:
+    """Whether `==` on var falls back to identity: a user object without __eq__, or a plain constant."""
+    if isinstance(var, UserDefinedObjectVariable):
+        return var.python_type().__eq__ is object.__eq__
+    return type(var) is ConstantVariable
+
+
+def _same_object(a, b) -> bool:
+    """`a is b` for trackers: same container, cell or object identity, or same real value."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if hasattr(a, "identity"):
+        return a.identity() == b.identity()
+    for key in ("mutation_id", "cell_id"):
+        if hasattr(a, key):
+            return getattr(a, key) == getattr(b, key)
+    for key in ("value", "fn"):
+        if hasattr(a, key):
+            return getattr(a, key) is getattr(b, key)
+    return False
+
+
+def _same_sequence_kind(a, b) -> bool:
+    return isinstance(a, BaseListVariable) and type(a) is type(b)
+
+
+def _getitem(tx, obj, index):
+    if isinstance(obj, (BaseListVariable, ConstDictVariable)):
+        return obj.getitem(tx, index)
+    if obj.is_python_constant() and index.is_python_constant():
+        from ..builder import build_sourceless
+        try:
+            return build_sourceless(tx, obj.as_python_constant()[index.as_python_constant()])
+        except Exception as error:
+            raise observed(error, f"indexing raised {type(error).__name__}: {error}") from error
+    return obj.call_method(tx, "__getitem__", [index], {})
+
+
+@dataclass(frozen=True, eq=False)
+class OperatorGetterVariable(VariableTracker):
+    """operator.itemgetter / attrgetter / methodcaller objects made in the trace."""
+
+    factory: object = None
+    keys: tuple = ()
+
+    def call_function(self, tx, args, kwargs):
+        (obj,) = args
+        if self.factory is operator.itemgetter:
+            results = [apply_operator(tx, operator.getitem, [obj, key]) for key in self.keys]
+        elif self.factory is operator.attrgetter:
+            results = []
+            for key in self.keys:
+                value = obj
+                for part in key.as_python_constant().split("."):
+                    value = value.var_getattr(tx, part)
+                results.append(value)
+        else:
+            name, *rest = self.keys
+            return obj.var_getattr(tx, name.as_python_constant()).call_function(tx, list(rest), {})
+        return results[0] if len(results) == 1 else TupleVariable(tuple(results))
+
+    def short_repr(self) -> str:
+        return f"{self.factory.__name__}({', '.join(k.short_repr() for k in self.keys)})"
