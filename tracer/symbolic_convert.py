@@ -342,7 +342,10 @@ class InstructionTranslator(ExceptionOpcodes):
         obj.store_attr(self, inst.argval, value)
 
     def DELETE_ATTR(self, inst):
-        raise Unsupported(f"deleting the attribute {inst.argval!r}")
+        obj = self.pop().realize()
+        if not hasattr(obj, "del_attr"):
+            raise Unsupported(f"deleting the attribute {inst.argval!r} of {obj.describe()}")
+        obj.del_attr(self, inst.argval)
 
     def STORE_GLOBAL(self, inst):
         if not self.side_effect_globals_allowed():

@@ -127,6 +127,14 @@ def setattr_getattr_delattr(x):
     return h.v * getattr(h, "w"), hasattr(h, "tmp")
 
 
+@case(CASES, call(T(3)))
+def del_statement_on_an_object_made_here(x):
+    h = Holder(x)
+    h.tmp = 1
+    del h.tmp
+    return h.v * 2, hasattr(h, "tmp")
+
+
 @case(CASES, call(T(3)), call(T(3), mutate=set_attr("CFG.v", 5)), compiles="CC")
 def instance_dict_read(x):
     return x * CFG.__dict__["v"]
