@@ -21,7 +21,7 @@ from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.functions import TorchFunctionVariable
-from .variables.nn_module import NNModuleVariable
+from .variables.nn_module import NNModuleVariable, hooks_of
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
                               SliceVariable, TupleVariable, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
@@ -193,7 +193,8 @@ class PyCodegen:
         elif isinstance(var, (UserFunctionVariable, UserMethodVariable)) and for_call and self.wrap_callable \
                 and _compilable(var):
             self._wrapped_callable(var)
-        elif isinstance(var, NNModuleVariable) and for_call and self.wrap_callable and var.source is not None:
+        elif isinstance(var, NNModuleVariable) and for_call and self.wrap_callable and var.source is not None \
+                and not hooks_of(var.value):  # a module with hooks is called whole: __call__ runs them
             forward = self.wrap_callable(type(var.value).forward)
             self.call(types.MethodType, lambda: (self.load_const(forward), var.source.reconstruct(self)), 2)
         elif isinstance(var, ListIteratorVariable):

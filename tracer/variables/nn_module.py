@@ -16,11 +16,20 @@ import torch
 from ..exc import Unsupported
 from ..source import AttrSource, GetItemSource
 from .constant import ConstantVariable
+from .lists import TupleVariable
 from .misc import UserDefinedObjectVariable
 
 _SLOTS = ("_parameters", "_buffers", "_modules")
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                "_state_dict_hooks", "_load_state_dict_pre_hooks")
+
+
+_TRACED_HOOKS = ("_forward_pre_hooks", "_forward_hooks")
+
+
+def hooks_of(module: torch.nn.Module) -> list[str]:
+    """The hook dicts nn.Module.__call__ would run for this module: its own and the global ones."""
+    return [name for name in _HOOK_DICTS[:4] if getattr(module, name, None)] + _global_hooks()
 
 
 def _global_hooks() -> list[str]:
@@ -107,13 +116,44 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return self._call_forward(tx, args, kwargs)
 
     def _call_forward(self, tx, args, kwargs):
-        """nn.Module.__call__ without hooks: straight to forward."""
+        """nn.Module.__call__: its forward pre-hooks, forward, its forward hooks, each traced inline."""
         module = self.value
-        hooks = [name for name in _HOOK_DICTS[:4] if getattr(module, name, None)] + _global_hooks()
-        if hooks:
-            raise Unsupported(f"{type(module).__qualname__} has hooks registered ({', '.join(hooks)}); "
-                              "Standin reports modules with hooks instead of tracing them")
-        return self.var_getattr(tx, "forward").call_function(tx, args, kwargs)
+        hooks = hooks_of(module)
+        untraced = [name for name in hooks if name not in _TRACED_HOOKS]
+        if untraced or module._forward_pre_hooks_with_kwargs or module._forward_hooks_with_kwargs \
+                or module._forward_hooks_always_called:
+            raise Unsupported(f"{type(module).__qualname__} has hooks registered ({', '.join(hooks)}) that "
+                              "Standin does not trace (backward, global or keyword-argument hooks)")
+        if "_forward_pre_hooks" in hooks:
+            args = self._run_pre_hooks(tx, list(args))
+        output = self.var_getattr(tx, "forward").call_function(tx, args, kwargs)
+        if "_forward_hooks" in hooks:
+            output = self._run_forward_hooks(tx, args, output)
+        return output
+
+    def _hooks(self, tx, slot: str) -> list:
+        """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
+        from ..builder import build
+        _guard_members(tx, self.value, self.source, slot)
+        return [build(tx, hook, GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
+                for key, hook in self.value.__dict__[slot].items()]
+
+    def _run_pre_hooks(self, tx, args: list) -> list:
+        """hook(module, args): a result that is not None replaces the arguments (a tuple, or one value)."""
+        for hook in self._hooks(tx, "_forward_pre_hooks"):
+            result = hook.call_function(tx, [self, TupleVariable(tuple(args))], {}).realize()
+            if isinstance(result, ConstantVariable) and result.value is None:
+                continue
+            args = list(result.items) if isinstance(result, TupleVariable) else [result]
+        return args
+
+    def _run_forward_hooks(self, tx, args: list, output):
+        """hook(module, args, output): a result that is not None replaces the output."""
+        for hook in self._hooks(tx, "_forward_hooks"):
+            result = hook.call_function(tx, [self, TupleVariable(tuple(args)), output], {}).realize()
+            if not (isinstance(result, ConstantVariable) and result.value is None):
+                output = result
+        return output
 
     # ---- containers: Sequential, ModuleList, ModuleDict, ParameterList ---------------------
     def _container_slot(self) -> str | None:
@@ -189,7 +229,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _members(self, tx, slot: str, named: bool, recurse: bool):
         """Walk the real module tree, wrapping each member with its full Source chain."""
         from ..builder import build
-        from .lists import ListIteratorVariable, TupleVariable
+        from .lists import ListIteratorVariable
         results, seen = [], set()
 
         def walk(module, source, prefix):
