@@ -23,6 +23,8 @@ _FOLDED = {
 # Calls that change global state or need data: the graph cannot hold them.
 _REFUSED = {
     torch.manual_seed: "torch.manual_seed() changes the global RNG",
+    torch.get_rng_state: "torch.get_rng_state() reads the global RNG outside the graph",
+    torch.set_rng_state: "torch.set_rng_state() changes the global RNG",
     torch.set_grad_enabled: "torch.set_grad_enabled() changes global state",
     torch.set_default_dtype: "torch.set_default_dtype() changes global state",
 }
@@ -52,6 +54,10 @@ class TorchFunctionVariable(VariableTracker):
             return _FOLDED[self.fn](tx, args)
         if self.fn in _REFUSED:
             raise Unsupported(_REFUSED[self.fn])
+        if "requires_grad" in kwargs and kwargs["requires_grad"].is_python_constant() \
+                and kwargs["requires_grad"].as_python_constant():
+            # a new leaf that autograd tracks: the graph's outputs would not carry it (as Dynamo, break)
+            raise Unsupported(f"{self.short_repr()}(requires_grad=True) makes a leaf tensor outside the graph")
         if isinstance(self.fn, type):
             if self.fn is torch.Size and all(a.is_python_constant() for a in args):
                 return ConstantVariable(torch.Size(args[0].as_python_constant() if args else ()))

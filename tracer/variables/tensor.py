@@ -28,6 +28,13 @@ FOLDED_METHODS = frozenset({
 })
 # Methods that would turn data into Python values: the graph cannot hold them.
 DATA_DEPENDENT_METHODS = frozenset({"item", "tolist", "numpy", "__bool__", "__index__", "__int__", "__float__"})
+# Methods that act on autograd's state, not on values: a graph cannot hold them (Dynamo breaks too).
+AUTOGRAD_METHODS = {
+    "backward": "runs autograd outside the graph",
+    "requires_grad_": "changes what autograd tracks",
+    "retain_grad": "changes what autograd keeps",
+    "register_hook": "registers an autograd hook",
+}
 # Attributes that are graph operations (views), recorded as getattr nodes.
 GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 
@@ -75,6 +82,8 @@ class TensorVariable(VariableTracker):
             return ConstantVariable(value)
         if name in DATA_DEPENDENT_METHODS:
             raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time")
+        if name in AUTOGRAD_METHODS:
+            raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name == "__len__":
             return ConstantVariable(len(self.example))
         if name in ("__getitem__",):

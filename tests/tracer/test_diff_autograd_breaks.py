@@ -1,0 +1,45 @@
+"""Calls a graph cannot hold break it, as in Dynamo: the global RNG state read or set,
+a new leaf with requires_grad=True, autograd run or reconfigured (backward,
+requires_grad_, retain_grad).  Recorded as graph nodes they ran at the wrong time
+or, under an autograd-compiling backend, lost what autograd tracks.
+"""
+import torch
+
+from differential import T, call
+from differential_breaks import break_case, parametrize_breaks
+
+CASES: list = []
+W = torch.ones(3, requires_grad=True)
+
+
+@break_case(CASES, call(T(3)), compiles="C")
+def rng_state_saved_and_restored(x):
+    state = torch.get_rng_state()
+    a = torch.rand(3) + x
+    torch.set_rng_state(state)
+    b = torch.rand(3) + x
+    return (a - b).abs().sum()  # the same draws: 0 (the draws themselves differ from run to run)
+
+
+@break_case(CASES, call(T(3)), compiles="C")
+def a_leaf_made_with_requires_grad(x):
+    w = torch.ones(3, requires_grad=True)
+    return (w * x).sum(), w
+
+
+@break_case(CASES, call(T(3)), compiles="C")
+def requires_grad_switched_on(x):
+    y = x.clone()
+    y.requires_grad_()
+    return (y * 3).sum()
+
+
+@break_case(CASES, call(T(3)), compiles="C", state=lambda: None if W.grad is None else W.grad.tolist())
+def backward_inside_the_function(x):
+    W.grad = None
+    loss = (W * x).sum()
+    loss.backward()
+    return loss.detach()
+
+
+test_autograd_breaks = parametrize_breaks(CASES)
