@@ -261,12 +261,17 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
     def store_attr(self, tx, name, value):
         """`self.steps += 1`: nn.Module.__setattr__ stores any value that is not a
-        Parameter, a Module or a buffer as a plain attribute, so the side-effects
-        record can replay it after the graph (through that same __setattr__)."""
+        Parameter, a Module or a buffer as a plain attribute (and a tensor given for a
+        buffer's name as that buffer), so the side-effects record can replay it after
+        the graph, through that same __setattr__."""
         if type(self.value).__setattr__ is not torch.nn.Module.__setattr__:
             raise Unsupported(f"{type(self.value).__qualname__} customises __setattr__")
         value = value.realize()
-        if isinstance(value, NNModuleVariable) or _is_parameter(value) or any(
+        from .tensor import TensorVariable
+        buffer = name in self.value.__dict__.get("_buffers", {})
+        if buffer and isinstance(value, TensorVariable) and not _is_parameter(value):
+            pass  # `self.count += 1`: __setattr__ puts a tensor given for a buffer's name in _buffers
+        elif isinstance(value, NNModuleVariable) or _is_parameter(value) or any(
                 name in self.value.__dict__.get(slot, {}) for slot in _SLOTS):
             raise Unsupported(f"assigning the parameter, buffer or submodule {name!r} of a module")
         if hasattr(type(inspect.getattr_static(type(self.value), name, None)), "__set__"):

@@ -63,6 +63,12 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_function", getattr, (self, ConstantVariable(name)), {})
         if name == "data":  # as Dynamo: a node that detaches without the version-counter link
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, (self,), {})
+        if name == "grad" and self.source is not None and self.source.name() in tx.output.inputs:
+            # a graph input's .grad is an input of its own (or None), guarded like any value read
+            from ..builder import build
+            from ..source import AttrSource
+            real = tx.output.inputs[self.source.name()].example
+            return build(tx, real.grad, AttrSource(self.source, "grad"))
         if name in ("grad", "_base"):
             raise Unsupported(f"tensor attribute .{name}")
         from .misc import GetAttrVariable
