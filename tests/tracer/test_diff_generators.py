@@ -90,4 +90,17 @@ def all_and_any_stop_at_the_first_decisive_item(x):
     return x + any(checked([0, 2, 5])), all(checked([3, 0, 4])), log
 
 
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.", breaks=False)
+def a_string_joined_from_a_generator(x):
+    s = ",".join(str(i) for i in range(3))
+    return x + len(s), s
+
+
+@break_case(CASES, call(T(3)), call(T(3)), compiles="C.", breaks=False)
+def tensors_sorted_by_a_key(x):
+    parts = [x * 3, x[:1], x[:2] * 2]
+    ordered = sorted(parts, key=lambda t: t.shape[0], reverse=True)
+    return ordered[0] + 1, ordered[-1]
+
+
 test_generators = parametrize_breaks(CASES)

@@ -173,12 +173,8 @@ class BuiltinVariable(VariableTracker):
         return SuperVariable(cls=cls.as_python_constant(), obj=obj)
 
     def call_sorted(self, tx, obj, **kwargs):
-        items = self._sequence(tx, obj)
-        if all(i.is_python_constant() for i in items) and all(v.is_python_constant() for v in kwargs.values()):
-            from ..builder import build_sourceless
-            return build_sourceless(tx, sorted((i.as_python_constant() for i in items),
-                                               **{k: v.as_python_constant() for k, v in kwargs.items()}))
-        return None
+        from .lists import sorted_items
+        return ListVariable(tuple(sorted_items(tx, list(self._sequence(tx, obj)), kwargs)))
 
     def call_sum(self, tx, obj, start=None):
         total = start if start is not None else ConstantVariable(0)

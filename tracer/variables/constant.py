@@ -37,6 +37,16 @@ def is_constant_value(value) -> bool:
     return isinstance(value, CONSTANT_TYPES) or isinstance(value, enum.Enum)
 
 
+def _spent(tx, arg: VariableTracker) -> VariableTracker:
+    """A generator argument, consumed into a tuple of its items (as a str method would)."""
+    from .generator import GeneratorVariable
+    from .lists import TupleVariable
+    real = arg.realize()
+    if isinstance(real, GeneratorVariable):
+        return TupleVariable(tuple(real.unpack_var_sequence(tx)))
+    return arg
+
+
 @dataclass(frozen=True, eq=False)
 class ConstantVariable(VariableTracker):
     value: object = None
@@ -76,6 +86,7 @@ class ConstantVariable(VariableTracker):
         allowed = _PURE_METHODS.get(type(self.value), ())
         if name not in allowed:
             raise Unsupported(f"method {type(self.value).__name__}.{name}() at trace time")
+        args = [_spent(tx, a) for a in args]  # ",".join(str(i) for i in ...): the items, not the generator
         if not all(a.is_python_constant() for a in list(args) + list(kwargs.values())):
             if isinstance(self.value, (int, float)) and name.startswith("__") and len(args) == 1:
                 from .builtin import apply_operator

@@ -239,7 +239,7 @@ class ListVariable(BaseListVariable):
         elif name == "remove":
             del items[_index_of(items, args[0])]
         else:  # sort
-            items = _sorted(tx, items, kwargs)
+            items = sorted_items(tx, items, kwargs)
         self.mutated(tx, items)
         return ConstantVariable(None)
 
@@ -257,8 +257,9 @@ def _index_of(items: list, wanted: VariableTracker) -> int:
     raise Unsupported("list.remove(x): x not in list (raises ValueError)")
 
 
-def _sorted(tx, items: list, kwargs: dict) -> list:
-    """list.sort(key=..., reverse=...) when every sort key is a Python constant (the key traced per item)."""
+def sorted_items(tx, items: list, kwargs: dict) -> list:
+    """sorted()/list.sort() with key= and reverse=, when every sort key is a Python constant (the key
+    traced per item): the items themselves, tensors included, in their new order."""
     unknown = set(kwargs) - {"key", "reverse"}
     if unknown:
         raise Unsupported(f"list.sort() with {', '.join(sorted(unknown))}")
