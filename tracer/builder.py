@@ -21,7 +21,7 @@ from .source import AttrSource, GetItemSource, IterItemSource, Source, iterator_
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
-from .variables.ctx_manager import (GRAD_MODE_CLASSES, GRAD_MODE_DECORATOR_CODE, GradModeDecoratedVariable,
+from .variables.ctx_manager import (DECORATOR_CLASSES, GRAD_MODE_DECORATOR_CODE, ContextDecoratedVariable,
                                     GradModeVariable, ResumedGradMode)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
@@ -166,19 +166,23 @@ def _build_from_source(tx, value, source: Source):
 
 
 def _grad_mode_decorated(tx, fn, source):
-    """`@torch.no_grad()` and `@torch.enable_grad()` functions: the wrapped function in a grad-mode block."""
+    """`@torch.no_grad()`, `@torch.enable_grad()`, `@torch.inference_mode(m)` functions: the wrapped
+    function in the context's with-block."""
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     factory, wrapped = cells["ctx_factory"].cell_contents, cells["func"].cell_contents
     context = getattr(factory, "__self__", None)
-    if type(context) not in GRAD_MODE_CLASSES or not isinstance(wrapped, types.FunctionType):
+    if type(context) not in DECORATOR_CLASSES or not isinstance(wrapped, types.FunctionType):
         return None
     index = fn.__code__.co_freevars.index
 
     def cell_source(name):
         return AttrSource(GetItemSource(AttrSource(source, "__closure__"), index(name)), "cell_contents")
-    tx.output.install_guard(AttrSource(cell_source("ctx_factory"), "__self__"), "TYPE_MATCH", type(context))
-    return GradModeDecoratedVariable(build(tx, wrapped, cell_source("func")), GRAD_MODE_CLASSES[type(context)],
-                                     source=source)
+    context_source = AttrSource(cell_source("ctx_factory"), "__self__")
+    tx.output.install_guard(context_source, "TYPE_MATCH", type(context))
+    if type(context) is torch.inference_mode:
+        tx.output.install_guard(AttrSource(context_source, "mode"), "TRUE_MATCH" if context.mode else "FALSE_MATCH",
+                                context.mode)
+    return ContextDecoratedVariable(build(tx, wrapped, cell_source("func")), context, source=source)
 
 
 def build_sourceless(tx, value):

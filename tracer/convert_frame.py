@@ -104,7 +104,10 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at,
                                    closure=closure)
         try:
-            result = tx.run()
+            try:
+                result = tx.run()
+            finally:
+                output.run_cleanup_hooks()  # a with-block (autocast, ...) the trace stopped inside
         except Unsupported as error:
             _notify(hook, "on_graph_break", str(error))
             if owner.fullgraph:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .exc import ObservedException, Unsupported
 from .variables.constant import ConstantVariable
-from .variables.ctx_manager import WithExitVariable
+from .variables.ctx_manager import exit_through_exception
 from .variables.exceptions import ExceptionVariable, as_exception
 
 
@@ -83,7 +83,6 @@ class ExceptionOpcodes:
         self.push(ConstantVariable(issubclass(exception.python_type(), wanted)))
 
     def WITH_EXCEPT_START(self, inst):
-        exit_fn = self.stack[-4].realize()
-        if not isinstance(exit_fn, WithExitVariable):
-            raise Unsupported(f"leaving a with-block on {exit_fn.describe()} through an exception")
-        self.push(exit_fn.ctx.exit(self))  # grad mode is restored; None: the exception goes on
+        # stack: __exit__, lasti, the previous exception, the exception; what __exit__ returns decides
+        # whether the exception goes on (the next instruction tests it)
+        self.push(exit_through_exception(self, self.stack[-4].realize(), self.stack[-1]))

@@ -49,6 +49,7 @@ class OutputGraph:
         self.steps = 0  # instructions traced, inlined calls included
         self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
         self.initial_grad_mode = torch.is_grad_enabled()
+        self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
     # ---- guards -----------------------------------------------------------------
@@ -167,6 +168,11 @@ class OutputGraph:
                 erased.update((first, second))
                 self.graph.erase_node(first)
                 self.graph.erase_node(second)
+
+    def run_cleanup_hooks(self) -> None:
+        """Leave, innermost first, the trace-time state of with-blocks the trace stopped inside."""
+        while self.cleanup_hooks:
+            self.cleanup_hooks.pop()()
 
     def count_calls(self) -> int:
         return sum(node.op in ("call_function", "call_method", "call_module") for node in self.graph.nodes)

@@ -21,7 +21,7 @@ from .source import GlobalSource, LocalSource
 from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
-from .variables.ctx_manager import GradModeVariable, WithExitVariable
+from .variables.ctx_manager import enter_with
 from .variables.dicts import ConstDictVariable
 from .variables.exceptions import ExceptionVariable, is_exception_class
 from .variables.generator import GeneratorVariable
@@ -307,11 +307,9 @@ class InstructionTranslator(ExceptionOpcodes):
         raise Unsupported(f"NameError: name {name!r} is not defined")
 
     def BEFORE_WITH(self, inst):
-        ctx = self.pop().realize()
-        if not isinstance(ctx, GradModeVariable):
-            raise Unsupported(f"a with-block on {ctx.describe()}")
-        self.push(WithExitVariable(ctx))
-        self.push(ctx.enter(self))
+        exit_fn, value = enter_with(self, self.pop().realize())
+        self.push(exit_fn)
+        self.push(value)
 
     def IMPORT_NAME(self, inst):
         fromlist, level = self.pop().as_python_constant(), self.pop().as_python_constant()

@@ -1,11 +1,21 @@
-"""Context managers the graph can hold: grad mode (`torch.no_grad()`, `enable_grad()`, `set_grad_enabled(b)`).
+"""Context managers a graph can hold, and how a with-block enters and leaves them.
 
-Entering one records `torch._C._set_grad_enabled(mode)` in the graph, as Dynamo
-does, and switches the mode for the rest of the trace so fake tensors carry the
-right requires_grad; leaving records and restores the previous mode.
+Grad mode (`no_grad()`, `enable_grad()`, `set_grad_enabled(b)`) records
+`torch._C._set_grad_enabled(mode)`; autocast and inference mode record the
+enter/exit functions Dynamo records (`torch.amp._enter_autocast`, ...), the exit
+node taking the enter node, so the graph itself switches the state around its ops.
+Each also switches the state during the trace, so fake tensors get the dtypes and
+requires_grad the real run will have; `output.cleanup_hooks` undoes a switch whose
+block the trace never left (a graph break inside it).
+
+User objects with Python `__enter__`/`__exit__` and `@contextlib.contextmanager`
+generators are traced through, as Dynamo does: nothing of them is in the graph.
 """
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import inspect
 import types
 from dataclasses import dataclass
 
@@ -14,6 +24,8 @@ import torch
 from ..exc import ObservedException, Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
+
+NONE = ConstantVariable(None)
 
 
 @dataclass(frozen=True)
@@ -61,69 +73,253 @@ class GradModeVariable(VariableTracker):
         """Record `torch._C._set_grad_enabled(mode)` in the graph and switch the trace to it."""
         tx.output.call(tx, "call_function", torch._C._set_grad_enabled, (ConstantVariable(mode),), {})
 
-    def enter(self, tx) -> VariableTracker:
+    def enter(self, tx) -> tuple[VariableTracker, VariableTracker]:
         if self.applies_on_enter and torch.is_grad_enabled() != self.target:
             self.set_mode(tx, self.target)
-        return ConstantVariable(None)
+        return self, NONE
 
-    def exit(self, tx) -> VariableTracker:
+    def exit(self, tx, exc_args=()) -> VariableTracker:
         if torch.is_grad_enabled() != self.initial:
             self.set_mode(tx, self.initial)
-        return ConstantVariable(None)
-
-    def call_method(self, tx, name, args, kwargs):
-        if name == "__enter__":
-            return self.enter(tx)
-        if name == "__exit__":
-            return self.exit(tx)
-        raise Unsupported(f"{self.short_repr()}.{name}()")
+        return NONE
 
     def short_repr(self) -> str:
         resumed = "" if self.applies_on_enter else ", re-entered after a graph break"
         return f"grad mode {'on' if self.target else 'off'} (was {'on' if self.initial else 'off'}{resumed})"
 
 
+def _record(tx, fn, args: tuple) -> torch.fx.Node:
+    """A node whose value is no tensor (a mode handle): added as is, nothing to compute on fakes."""
+    output = tx.output
+    node = output.graph.create_node("call_function", fn, args, {})
+    node.meta["example_value"] = None
+    node.meta["stack_trace"] = tx.stack_trace_text()
+    if output.on_node is not None:
+        output.on_node(node)
+    return node
+
+
+@dataclass(frozen=True, eq=False)
+class StateSwitchVariable(VariableTracker):
+    """A with-block that records an enter node and an exit node taking it (autocast, inference mode).
+
+    Before entering, `node` and `undo` are None; entering returns a copy holding the enter
+    node and the function that undoes the trace-time switch.
+    """
+
+    values: tuple = ()
+    node: torch.fx.Node | None = None
+    undo: object = None
+
+    ENTER = EXIT = None  # the functions the graph calls
+
+    def switch(self):
+        """Switch the trace-time state as the block does; returns what undoes it."""
+        raise NotImplementedError
+
+    def enter(self, tx):
+        undo = self.switch()
+        tx.output.cleanup_hooks.append(undo)
+        entered = dataclasses.replace(self, node=_record(tx, self.ENTER, self.values), undo=undo)
+        return entered, NONE
+
+    def exit(self, tx, exc_args=()) -> VariableTracker:
+        hooks = tx.output.cleanup_hooks
+        if not hooks or hooks[-1] is not self.undo:
+            raise Unsupported(f"leaving {self.short_repr()} out of order")
+        hooks.pop()()
+        _record(tx, self.EXIT, (self.node,))
+        return NONE
+
+
+@dataclass(frozen=True, eq=False)
+class AutocastVariable(StateSwitchVariable):
+    """`torch.autocast(device_type, dtype, enabled, cache_enabled)`, values bound as Dynamo binds them."""
+
+    ENTER, EXIT = staticmethod(torch.amp._enter_autocast), staticmethod(torch.amp._exit_autocast)
+
+    def python_type(self) -> type:
+        return torch.amp.autocast_mode.autocast
+
+    def switch(self):
+        mode = torch.amp._enter_autocast(*self.values)
+        return lambda: torch.amp._exit_autocast(mode)
+
+    def short_repr(self) -> str:
+        return "autocast({})".format(", ".join(map(repr, self.values)))
+
+
+@dataclass(frozen=True, eq=False)
+class InferenceModeVariable(StateSwitchVariable):
+    """`torch.inference_mode(mode)`.  As Dynamo, the trace never enters inference mode itself
+    (fake tensors made there could not be used after it): grad mode off stands in for it."""
+
+    ENTER = staticmethod(torch.autograd.grad_mode._enter_inference_mode)
+    EXIT = staticmethod(torch.autograd.grad_mode._exit_inference_mode)
+
+    def python_type(self) -> type:
+        return torch.inference_mode
+
+    def switch(self):
+        before = torch.is_grad_enabled()
+        if self.values[0]:
+            torch._C._set_grad_enabled(False)
+        return lambda: torch._C._set_grad_enabled(before)
+
+    def short_repr(self) -> str:
+        return f"inference_mode({self.values[0]})"
+
+
+@dataclass(frozen=True, eq=False)
+class GeneratorContextVariable(VariableTracker):
+    """A `@contextlib.contextmanager` object: entering runs the generator to its yield, a normal
+    exit runs it to its end.  The generator's frame is its state, as the real object's is."""
+
+    gen: VariableTracker = None  # a GeneratorVariable
+
+    def python_type(self) -> type:
+        return contextlib._GeneratorContextManager
+
+    def enter(self, tx):
+        step = self.gen.next_item(tx)
+        if step is None:
+            raise Unsupported("RuntimeError: generator didn't yield")
+        return self, step[0]
+
+    def exit(self, tx, exc_args=()) -> VariableTracker:
+        if any(not (a.is_python_constant() and a.as_python_constant() is None) for a in exc_args):
+            raise Unsupported(f"leaving the with-block of {self.gen.short_repr()} through an exception "
+                              "(throwing into a traced generator)")
+        if self.gen.next_item(tx) is not None:
+            raise Unsupported("RuntimeError: generator didn't stop")
+        return ConstantVariable(False)
+
+    def short_repr(self) -> str:
+        return f"@contextmanager {self.gen.short_repr()}"
+
+
 @dataclass(frozen=True, eq=False)
 class WithExitVariable(VariableTracker):
-    """The bound __exit__ that BEFORE_WITH leaves on the stack."""
+    """The bound __exit__ that BEFORE_WITH leaves on the stack, over the entered context."""
 
-    ctx: GradModeVariable = None
+    ctx: VariableTracker = None
 
     def call_function(self, tx, args, kwargs):
-        if any(not a.is_python_constant() or a.as_python_constant() is not None for a in args):
-            raise Unsupported("leaving a with-block through an exception")
-        return self.ctx.exit(tx)
+        return self.ctx.exit(tx, args)
 
     def short_repr(self) -> str:
         return f"__exit__ of {self.ctx.short_repr()}"
 
 
+CONTEXT_TRACKERS = (GradModeVariable, StateSwitchVariable, GeneratorContextVariable)
+
+
+def enter_with(tx, ctx: VariableTracker) -> tuple[VariableTracker, VariableTracker]:
+    """BEFORE_WITH: (the exit callable left on the stack, the value `as` binds)."""
+    from .misc import UserDefinedObjectVariable
+    if isinstance(ctx, CONTEXT_TRACKERS):
+        entered, value = ctx.enter(tx)
+        return WithExitVariable(entered), value
+    if isinstance(ctx, UserDefinedObjectVariable) and ctx.is_new():
+        # an object made in the trace, as Dynamo requires: one from outside may hold any state
+        cls = ctx.python_type()  # special methods are looked up on the class, as CPython does
+        if not all(isinstance(inspect.getattr_static(cls, name, None), types.FunctionType)
+                   for name in ("__enter__", "__exit__")):
+            raise Unsupported(f"a with-block on {ctx.describe()} without Python __enter__ and __exit__")
+        exit_fn = ctx.var_getattr(tx, "__exit__")
+        return exit_fn, ctx.call_method(tx, "__enter__", [], {})
+    raise Unsupported(f"a with-block on {ctx.describe()}")
+
+
+def exit_through_exception(tx, exit_fn: VariableTracker, exception: VariableTracker) -> VariableTracker:
+    """WITH_EXCEPT_START: __exit__(type, value, None); a true result swallows the exception.
+    The traceback is not modelled (Dynamo passes None too)."""
+    from .misc import UserDefinedClassVariable
+    args = [UserDefinedClassVariable(exception.python_type()), exception, NONE]
+    return exit_fn.call_function(tx, args, {})
+
+
+# ---- making the context objects --------------------------------------------------------------------
+
+GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True}
+AUTOCAST_CLASSES = (torch.amp.autocast_mode.autocast, torch.cpu.amp.autocast, torch.cuda.amp.autocast)
+
+
+def _constants(args, kwargs, what: str):
+    if not all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+        raise Unsupported(f"{what} with arguments that are not constants")
+    return [a.as_python_constant() for a in args], {k: v.as_python_constant() for k, v in kwargs.items()}
+
+
+def construct_context(tx, cls: type, args: list, kwargs: dict) -> VariableTracker | None:
+    """`cls(*args)` for the context-manager classes modelled here, else None."""
+    if cls in GRAD_MODE_CLASSES and not args and not kwargs:
+        return GradModeVariable.create(tx, GRAD_MODE_CLASSES[cls])
+    if cls is torch.set_grad_enabled and len(args) == 1 and not kwargs and args[0].is_python_constant():
+        return GradModeVariable.create(tx, bool(args[0].as_python_constant()), apply_now=True)
+    if cls in AUTOCAST_CLASSES:
+        values, named = _constants(args, kwargs, cls.__qualname__)
+        try:
+            bound = inspect.signature(cls).bind(*values, **named)
+        except TypeError as error:
+            raise Unsupported(f"TypeError: {error}") from error
+        bound.apply_defaults()
+        device = bound.arguments.get("device_type") or ("cuda" if cls is torch.cuda.amp.autocast else "cpu")
+        return AutocastVariable(values=(device, *(bound.arguments[k] for k in ("dtype", "enabled", "cache_enabled"))))
+    if cls is torch.inference_mode:
+        values, named = _constants(args, kwargs, "torch.inference_mode")
+        mode = (values or list(named.values()) or [True])[0]
+        if not isinstance(mode, bool):
+            raise Unsupported("torch.inference_mode() applied to a function inside the trace")
+        return InferenceModeVariable(values=(mode,))
+    if cls is contextlib._GeneratorContextManager and len(args) == 3 and not kwargs:
+        return _generator_context(tx, *args)
+    return None
+
+
+def _generator_context(tx, func, args, kwargs) -> VariableTracker:
+    """What `@contextmanager`'s helper builds: the generator, made now, runs nothing until entered."""
+    from .generator import GeneratorVariable
+    gen = func.call_function(tx, list(args.unpack_var_sequence(tx)), {str(k): v for k, v in kwargs.entries.items()})
+    if not isinstance(gen, GeneratorVariable):
+        raise Unsupported(f"@contextmanager over {func.describe()}, which is not a traced generator function")
+    return GeneratorContextVariable(gen)
+
+
+# ---- functions decorated with a context (`@torch.no_grad()`, `@torch.inference_mode()`) ------------
+
+# The wrapper code every such decorator returns (torch.utils._contextlib).
+GRAD_MODE_DECORATOR_CODE = torch.no_grad()(lambda: None).__code__
+DECORATOR_CLASSES = (*GRAD_MODE_CLASSES, torch.inference_mode)
+
+
+def context_of(tx, context) -> VariableTracker:
+    """The tracker of a fresh copy of a decorator's context object (each call enters a new one)."""
+    if type(context) is torch.inference_mode:
+        return InferenceModeVariable(values=(context.mode,))
+    return GradModeVariable.create(tx, GRAD_MODE_CLASSES[type(context)])
+
+
 @dataclass(frozen=True, eq=False)
-class GradModeDecoratedVariable(VariableTracker):
-    """A function decorated with `@torch.no_grad()` / `@torch.enable_grad()`: calling it runs
-    the function inside the grad-mode block, as Dynamo traces it (no graph break)."""
+class ContextDecoratedVariable(VariableTracker):
+    """A function decorated with a context-manager object: calling it runs the function inside
+    the block, as Dynamo traces it (no graph break)."""
 
     fn: VariableTracker = None
-    target: bool = False
+    context: object = None  # the decorator's no_grad() / inference_mode() object
 
     def python_type(self) -> type:
         return types.FunctionType
 
     def call_function(self, tx, args, kwargs):
-        ctx = GradModeVariable.create(tx, self.target)
-        ctx.enter(tx)
+        ctx, _ = context_of(tx, self.context).enter(tx)
         try:
             result = self.fn.call_function(tx, args, kwargs)
-        except ObservedException:  # the decorator's with-block restores the mode on the way out
+        except ObservedException:  # the decorator's with-block leaves the mode on the way out
             ctx.exit(tx)
             raise
         ctx.exit(tx)
         return result
 
     def short_repr(self) -> str:
-        return f"{self.fn.short_repr()} under grad mode {'on' if self.target else 'off'}"
-
-
-GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True}
-# The wrapper code every `@torch.no_grad()`-style decorator returns (torch.utils._contextlib).
-GRAD_MODE_DECORATOR_CODE = torch.no_grad()(lambda: None).__code__
+        return f"{self.fn.short_repr()} under {type(self.context).__name__}"

@@ -139,11 +139,10 @@ class UserDefinedClassVariable(VariableTracker):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
-        from .ctx_manager import GRAD_MODE_CLASSES, GradModeVariable
-        if self.value in GRAD_MODE_CLASSES and not args and not kwargs:
-            return GradModeVariable.create(tx, GRAD_MODE_CLASSES[self.value])
-        if self.value is torch.set_grad_enabled and len(args) == 1 and args[0].is_python_constant():
-            return GradModeVariable.create(tx, bool(args[0].as_python_constant()), apply_now=True)
+        from .ctx_manager import construct_context
+        context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
+        if context is not None:
+            return context
         if self.value is functools.partial:
             from .user_functions import FunctoolsPartialVariable
             return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))

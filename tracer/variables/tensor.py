@@ -34,6 +34,7 @@ AUTOGRAD_METHODS = {
     "requires_grad_": "changes what autograd tracks",
     "retain_grad": "changes what autograd keeps",
     "register_hook": "registers an autograd hook",
+    "is_inference": "depends on inference mode, which a trace models without entering it",
 }
 # Attributes that are graph operations (views), recorded as getattr nodes.
 GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
