@@ -192,7 +192,6 @@ def _construct_namedtuple(tx, cls, args, kwargs):
 
 def construct_user_object(tx, cls_var: UserDefinedClassVariable, args, kwargs):
     """`Cls(*args)` for a plain Python class: a new object whose __init__ is traced inline."""
-    import torch
     cls = cls_var.value
     if issubclass(cls, torch.nn.Module):
         raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace")
