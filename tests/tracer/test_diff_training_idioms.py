@@ -1,8 +1,8 @@
-"""Training-loop idioms: a parameter's .grad read in the graph, buffers updated in forward.
+"""Training-loop idioms: a parameter's .grad read or cleared in the graph, buffers updated in forward.
 
 `p.grad` of a graph input is an input of its own (or None), guarded like any value
-read; `self.count += 1` / `self.avg = ...` on registered buffers are replayed on
-the module after the graph.  Both broke the graph before (the SGD loop below ran
+read; `p.grad = None` (zero_grad) and `self.count += 1` / `self.avg = ...` on
+registered buffers are replayed after the graph.  Both broke the graph before (the SGD loop below ran
 eagerly as a whole: a break inside a loop skips the frame).
 """
 import torch
@@ -39,6 +39,28 @@ def _no_grad_on_weight(g):
 def a_missing_grad_is_none(x):
     g = NET.weight.grad
     return x * 2 if g is None else x + g.sum()
+
+
+def _grads_state():
+    return [None if p.grad is None else p.grad.tolist() for p in NET.parameters()]
+
+
+@case(CASES, call(T(3), mutate=_grads(1.0)), call(T(3), mutate=_grads(1.0)), compiles="C.", state=_grads_state)
+def zero_grad_then_forward(x):
+    NET.zero_grad()
+    return NET(x)
+
+
+@case(CASES, call(T(3), mutate=_grads(1.0)), call(T(3), mutate=_grads(2.0)), compiles="C.", state=_grads_state)
+def grads_set_to_none_by_hand(x):
+    for p in NET.parameters():
+        p.grad = None
+    return x * 2
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def module_attribute_defaults(x):
+    return x + hasattr(NET, "nothing_here") + getattr(NET, "scale", 3)
 
 
 class RunningStats(nn.Module):

@@ -96,6 +96,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
                     if value is None:
                         return ConstantVariable(None)
                     return build(tx, value, self._slot_source(slot, name))
+            if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
+                # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
+                # default, hasattr or an `except AttributeError` expect to be told
+                from ..exc import observed
+                raise observed(AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'"),
+                               f"{type(module).__qualname__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
 
     def _overrides(self, name: str) -> bool:

@@ -64,10 +64,13 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_function", getattr, (self, ConstantVariable(name)), {})
         if name == "data":  # as Dynamo: a node that detaches without the version-counter link
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, (self,), {})
-        if name == "grad" and self.source is not None and self.source.name() in tx.output.inputs:
+        if name == "grad" and self._is_input(tx):
             # a graph input's .grad is an input of its own (or None), guarded like any value read
             from ..builder import build
             from ..source import AttrSource
+            stored = tx.output.side_effects.load_attr(self.identity(), "grad")
+            if stored is not None:  # assigned earlier in this trace (zero_grad's `p.grad = None`)
+                return stored
             real = tx.output.inputs[self.source.name()].example
             return build(tx, real.grad, AttrSource(self.source, "grad"))
         if name in ("grad", "_base"):
@@ -76,6 +79,24 @@ class TensorVariable(VariableTracker):
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
         raise Unsupported(f"tensor attribute .{name}")
+
+    def _is_input(self, tx) -> bool:
+        return self.source is not None and self.source.name() in tx.output.inputs
+
+    def identity(self):
+        """A graph input's key in the side-effects record (its attributes assigned in the trace)."""
+        return ("graph input", self.source.name())
+
+    def is_new(self) -> bool:
+        return False
+
+    def store_attr(self, tx, name, value):
+        """`p.grad = None` / `p.grad = t` on a graph input: replayed on the real tensor after the graph."""
+        value = value.realize()
+        if name != "grad" or not self._is_input(tx) or not (
+                isinstance(value, TensorVariable) or (isinstance(value, ConstantVariable) and value.value is None)):
+            raise Unsupported(f"assigning the tensor attribute .{name}")
+        tx.output.side_effects.store_attr(self, self.identity(), name, value)
 
     def call_method(self, tx, name: str, args, kwargs):
         if name in FOLDED_METHODS and all(a.is_python_constant() for a in args):
