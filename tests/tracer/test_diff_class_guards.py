@@ -95,6 +95,11 @@ def getattr_default_then_the_attribute_appears(x):
     return x + getattr(OPTIONS, "extra", 5.0)
 
 
+@case(CASES, call(T(3), float("nan")), call(T(3), float("nan")), call(T(3), 1.0), compiles="C.C")
+def a_nan_argument_hits_the_cache(x, s):
+    return x + (s != s)
+
+
 def _set_defaults(value):
     return mutate_with(lambda g: setattr(g["own_defaults_changed"], "__defaults__", (value,)),
                        f"own_defaults_changed.__defaults__ = ({value},)")

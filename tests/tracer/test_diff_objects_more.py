@@ -186,4 +186,10 @@ def tensor_data(x):
     return x.data * 2
 
 
+@case(CASES, call(T(2, 3)))
+def a_structseq_is_not_a_namedtuple(x):
+    r = x.max(dim=1)
+    return r.values + hasattr(r, "_fields"), r.n_fields, r.indices
+
+
 test_objects_more = parametrize(CASES)

@@ -138,6 +138,8 @@ def leaf_test(guard: Guard, v: str, const) -> str:
     if kind == "ID_MATCH":
         return f"{v} is {const(e)}"
     if kind == "EQUALS_MATCH":
+        if isinstance(e, float) and e != e:  # NaN equals nothing, itself included
+            return f"type({v}) is float and {v} != {v}"
         return f"type({v}) is {const(type(e))} and {v} == {const(e)}"
     if kind == "NONE_MATCH":
         return f"{v} is None"

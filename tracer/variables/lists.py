@@ -123,8 +123,14 @@ class NamedTupleVariable(TupleVariable):
         fields = tuple_fields(self.tuple_cls)
         if name in fields:
             return self.items[fields.index(name)]
-        if name == "_fields":
+        if name == "_fields" and hasattr(self.tuple_cls, "_fields"):  # a structseq has none: hasattr is False
             return TupleVariable(tuple(ConstantVariable(f) for f in fields))
+        if name in ("n_fields", "n_sequence_fields", "n_unnamed_fields") and hasattr(self.tuple_cls, name):
+            return ConstantVariable(getattr(self.tuple_cls, name))
+        if name.startswith("_") and not hasattr(self.tuple_cls, name):  # hasattr(r, "_fields") on a structseq
+            from ..exc import observed
+            raise observed(AttributeError(f"'{self.tuple_cls.__name__}' object has no attribute '{name}'"),
+                           f"{self.tuple_cls.__name__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
 
     def short_repr(self) -> str:
