@@ -1,6 +1,7 @@
 """Calls a graph cannot hold break it, as in Dynamo: the global RNG state read or set,
 a new leaf with requires_grad=True, autograd run or reconfigured (backward,
-requires_grad_, retain_grad).  Recorded as graph nodes they ran at the wrong time
+requires_grad_, retain_grad), an input's shape or strides changed in place
+(unsqueeze_, t_, resize_).  Recorded as graph nodes they ran at the wrong time
 or, under an autograd-compiling backend, lost what autograd tracks.
 """
 import torch
@@ -40,6 +41,21 @@ def backward_inside_the_function(x):
     loss = (W * x).sum()
     loss.backward()
     return loss.detach()
+
+
+@break_case(CASES, call(T(3)), compiles="C")
+def an_input_unsqueezed_in_place(x):
+    v = x[1:]
+    v.mul_(2)
+    x.unsqueeze_(0)
+    return x.shape, v.sum()
+
+
+@break_case(CASES, call(T(2, 3)), call(T(3, 2)), compiles="CC")
+def an_input_transposed_and_resized_in_place(x):
+    x.t_()
+    x.resize_(6)
+    return x * 1
 
 
 test_autograd_breaks = parametrize_breaks(CASES)

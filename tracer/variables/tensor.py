@@ -36,6 +36,10 @@ AUTOGRAD_METHODS = {
     "register_hook": "registers an autograd hook",
     "is_inference": "depends on inference mode, which a trace models without entering it",
 }
+# In-place methods that change a tensor's shape or strides: on a graph input, Dynamo breaks (the
+# input's guarded metadata would change under the graph).
+METADATA_MUTATING_METHODS = frozenset({"resize_", "resize_as_", "t_", "transpose_", "swapdims_", "swapaxes_",
+                                       "unsqueeze_", "squeeze_", "as_strided_", "set_"})
 # Attributes that are graph operations (views), recorded as getattr nodes.
 GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 
@@ -112,6 +116,8 @@ class TensorVariable(VariableTracker):
             raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time")
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
+        if name in METADATA_MUTATING_METHODS and self._is_input(tx):
+            raise Unsupported(f"Tensor.{name}() changes the shape or strides of a graph input in place")
         if name == "__len__":
             return ConstantVariable(len(self.example))
         if name in ("__getitem__",):
