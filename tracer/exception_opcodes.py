@@ -37,6 +37,9 @@ class ExceptionOpcodes:
             self.push(ConstantVariable(offset))
         self.push(exception)
         self.ip = self.decoded.index_of_offset[entry.target]
+        on_exception = getattr(self.hook, "on_exception", None)
+        if on_exception is not None:  # the debugger marks the step the handler starts at
+            on_exception(self, exception, entry.target)
         return True
 
     def RAISE_VARARGS(self, inst):

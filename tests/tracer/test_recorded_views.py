@@ -137,6 +137,26 @@ def test_a_generator_runs_under_the_frame_that_asks_for_its_next_item():
     assert len(entered) == 4, "entered once per next(): three items, then the return"
 
 
+def looks_up(x, table):
+    try:
+        bias = table["bias"]
+    except KeyError:
+        bias = 0.5
+    return x + bias
+
+
+def test_an_exception_handled_in_the_trace_is_an_event_and_a_breakpoint():
+    from tracer.debug import exception_handled
+    timeline = recorded(looks_up, torch.ones(2), {})
+    events = [e for e in timeline.events if e.kind == "exception"]
+    assert len(events) == 1 and "KeyError('bias')" in events[0].text and "looks_up" in events[0].text
+    nav = Navigator(timeline, [exception_handled()])
+    stop = nav.continue_()
+    snapshot = timeline.snapshots[stop]
+    assert snapshot.event.startswith("exception") and snapshot.frame.opname == "PUSH_EXC_INFO"
+    assert snapshot.frame.stack[-1].kind == "ExceptionVariable"
+
+
 def test_every_tracker_class_compares_by_identity():
     """The recorder tells unchanged locals by dict equality and keys views by tracker: identity only."""
     def subclasses(cls):

@@ -108,5 +108,11 @@ def graph_break() -> ConditionBreakpoint:
                                text="graph break")
 
 
+def exception_handled() -> ConditionBreakpoint:
+    """Stops at the first step of an except/finally block entered by an exception the trace raised."""
+    return ConditionBreakpoint(predicate=lambda s, t: bool(s.event and s.event.startswith("exception")),
+                               text="exception handled")
+
+
 def depth_exceeds(n: int) -> ConditionBreakpoint:
     return ConditionBreakpoint(predicate=lambda s, t: s.depth > n, text=f"inlining depth > {n}")

@@ -97,6 +97,12 @@ class Recorder:
             self._realizations.add(shell, len(timeline.steps))
         self._event("realize", f"realized {shell.source.name() if shell.source else '?'} as {shell.kind()}")
 
+    def on_exception(self, tx, exception, handler_offset: int) -> None:
+        """An exception raised in the traced code, caught by a handler of tx's frame."""
+        text = f"{exception.short_repr()} handled in {tx.code.co_qualname} at offset {handler_offset}"
+        self._event("exception", text)
+        self._pending_event = f"exception: {text}"
+
     def on_graph_break(self, reason: str) -> None:
         self._event("graph_break", reason)
         self._pending_event = f"graph break: {reason}"
