@@ -12,7 +12,8 @@ import os
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from tracer.debug import (ConditionBreakpoint, LineBreakpoint, Navigator, OffsetBreakpoint, OpcodeBreakpoint,
-                          Session, depth_exceeds, graph_break, guard_installed_on, top_is_tensor)
+                          Session, depth_exceeds, exception_handled, graph_break, guard_installed_on,
+                          top_is_tensor)
 from tracer.exc import UserError
 
 POLL_MS = 40  # how often the window looks at a running script
@@ -253,6 +254,8 @@ class DebugController(QObject):
             return guard_installed_on(text or "*")
         if "break" in kind:
             return graph_break()
+        if "exception" in kind:
+            return exception_handled()
         if "depth" in kind:
             if not text.isdigit():
                 raise ValueError("depth > N needs a number")
@@ -288,7 +291,8 @@ def spec_of(bp) -> tuple[str, str]:
     for prefix, kind in (("guard installed on ", "guard_on"), ("inlining depth > ", "depth")):
         if text.startswith(prefix):
             return kind, text[len(prefix):]
-    return {"top of stack is a tensor": "top_is_tensor", "graph break": "graph_break"}.get(text, text), ""
+    return {"top of stack is a tensor": "top_is_tensor", "graph break": "graph_break",
+            "exception handled": "exception_handled"}.get(text, text), ""
 
 
 __all__ = ["DebugController", "ConditionBreakpoint", "spec_of"]

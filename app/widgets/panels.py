@@ -296,6 +296,7 @@ BP_LINE = "line"
 BP_TOP_IS_TENSOR = "top_is_tensor"
 BP_GUARD_ON = "guard_on"
 BP_GRAPH_BREAK = "graph_break"
+BP_EXCEPTION = "exception_handled"
 BP_DEPTH = "depth"
 # (kind, combo label, text field placeholder or None when the kind takes no text)
 BREAKPOINT_KINDS = (
@@ -304,6 +305,7 @@ BREAKPOINT_KINDS = (
     (BP_TOP_IS_TENSOR, "Condition: top is tensor", None),
     (BP_GUARD_ON, "Condition: guard on source", "pattern, e.g. G['cfg']*"),
     (BP_GRAPH_BREAK, "Condition: graph break", None),
+    (BP_EXCEPTION, "Condition: exception handled", None),
     (BP_DEPTH, "Condition: depth > N", "N, e.g. 1"),
 )
 
@@ -412,4 +414,4 @@ class LogPanel(QWidget):
 
 __all__ = ["StackPanel", "LocalsPanel", "CallStackPanel", "SourceTreePanel", "CachePanel", "BreaksPanel",
            "BreakpointsPanel", "LogPanel", "BREAKPOINT_KINDS", "BP_OPCODE", "BP_LINE", "BP_TOP_IS_TENSOR",
-           "BP_GUARD_ON", "BP_GRAPH_BREAK", "BP_DEPTH", "frame_role"]
+           "BP_GUARD_ON", "BP_GRAPH_BREAK", "BP_EXCEPTION", "BP_DEPTH", "frame_role"]

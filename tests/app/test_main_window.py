@@ -155,6 +155,7 @@ def test_breakpoints_recent_scripts_and_layout_persist(qtbot):
     first.open_script(SEED, wait=True)
     first.controller.add_breakpoint("opcode", "LOAD_ATTR")
     first.controller.add_breakpoint("guard_on", "G['cfg']*")
+    first.controller.add_breakpoint("exception_handled", "")
     first.controller.toggle_line_breakpoint(os.path.abspath(SEED), 12)
     first.controller.set_breakpoint_enabled(0, False)
     first.dock("log").hide()
@@ -164,7 +165,8 @@ def test_breakpoints_recent_scripts_and_layout_persist(qtbot):
     qtbot.addWidget(second)
     second.show()
     assert second.controller.breakpoint_specs() == [
-        ("opcode", "LOAD_ATTR", False), ("guard_on", "G['cfg']*", True), ("line", f"{os.path.abspath(SEED)}:12", True)]
+        ("opcode", "LOAD_ATTR", False), ("guard_on", "G['cfg']*", True), ("exception_handled", "", True),
+        ("line", f"{os.path.abspath(SEED)}:12", True)]
     assert [a.text() for a in second.recent_menu.actions()] == [os.path.abspath(SEED)]
     assert second.dock("log").isHidden()
     second.recent_menu.actions()[0].trigger()
