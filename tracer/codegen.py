@@ -10,6 +10,7 @@ resume function.  Code objects are assembled with the `bytecode` package.
 """
 from __future__ import annotations
 
+import inspect
 import types
 
 import bytecode as bc
@@ -82,7 +83,12 @@ def _compilable(var) -> bool:
     fn_var = var if isinstance(var, UserFunctionVariable) else var.fn
     if not isinstance(fn_var, UserFunctionVariable):
         return False
-    return not fn_var.fn.__code__.co_flags & (0x20 | 0x80 | 0x200)  # generators and coroutines run as they are
+    return _runs_as_frame(fn_var.fn.__code__)
+
+
+def _runs_as_frame(code: types.CodeType) -> bool:
+    """Whether a function called at a break can run compiled: generators and coroutines run as they are."""
+    return not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR)
 
 
 class PyCodegen:
@@ -203,7 +209,7 @@ class PyCodegen:
         elif isinstance(var, UserMethodVariable):
             self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
         elif isinstance(var, NestedUserFunctionVariable):
-            if for_call and self.wrap_callable and not var.code.co_flags & (0x20 | 0x80 | 0x200):
+            if for_call and self.wrap_callable and _runs_as_frame(var.code):
                 self._compiled_nested_function(var)
             else:
                 self._nested_function(var)

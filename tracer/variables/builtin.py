@@ -19,7 +19,7 @@ from .dunder import python_dunder
 from .functional import handler_for
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
-                    SliceVariable, TupleVariable)
+                    SliceVariable, TupleVariable, items_of)
 from .operators import OperatorGetterVariable, apply_operator, realized  # noqa: F401 (re-exported)
 from .tensor import TensorVariable
 
@@ -35,26 +35,18 @@ CONSTANT_FOLDABLE = frozenset({
 })
 
 
-def _accepts(handler, tx, args, kwargs) -> bool:
-    """Whether a call_<name> handler takes these arguments; if not, the generic paths decide."""
-    try:
-        _signature(handler.__func__).bind(handler.__self__, tx, *args, **kwargs)
-    except TypeError:
-        return False
-    return True
-
-
-def _binds(fn, tx, args, kwargs) -> bool:
-    try:
-        _signature(fn).bind(tx, *args, **kwargs)
-    except TypeError:
-        return False
-    return True
-
-
 @functools.lru_cache(maxsize=None)
-def _signature(func) -> inspect.Signature:
-    return inspect.signature(func)
+def _takes(func, leading: int, positional: int, keywords: tuple) -> bool:
+    """Whether func accepts `leading` fixed arguments, `positional` more and these keyword names.
+
+    Only the counts and names decide, so the answer is cached: a builtin's handler is checked
+    on every call of the builtin in a trace.
+    """
+    try:
+        inspect.signature(func).bind(*range(leading + positional), **dict.fromkeys(keywords))
+    except TypeError:
+        return False
+    return True
 
 
 _NO_VALUE = object()
@@ -84,10 +76,10 @@ class BuiltinVariable(VariableTracker):
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         name = getattr(self.fn, "__name__", "")
         modelled = handler_for(self.fn)
-        if modelled is not None and _binds(modelled, tx, args, kwargs):
+        if modelled is not None and _takes(modelled, 1, len(args), tuple(kwargs)):
             return modelled(tx, *args, **kwargs)
         handler = self._handler(name)
-        if handler is not None and _accepts(handler, tx, args, kwargs):
+        if handler is not None and _takes(handler.__func__, 2, len(args), tuple(kwargs)):
             result = handler(tx, *args, **kwargs)
             if result is not None:
                 return result
@@ -248,9 +240,7 @@ class BuiltinVariable(VariableTracker):
         return SliceVariable(*parts)
 
     def _sequence(self, tx, obj):
-        if not obj.has_unpack_var_sequence(tx):
-            raise Unsupported(f"iterating over {obj.describe()}")
-        return obj.unpack_var_sequence(tx)
+        return items_of(tx, obj)
 
     def call_list(self, tx, obj=None):
         return ListVariable(tuple(self._sequence(tx, obj)) if obj is not None else ())

@@ -103,19 +103,14 @@ def _record(tx, fn, args: tuple) -> torch.fx.Node:
 class StateSwitchVariable(VariableTracker):
     """A with-block that records an enter node and an exit node taking it (autocast, inference mode).
 
-    Before entering, `node` and `undo` are None; entering returns a copy holding the enter
-    node and the function that undoes the trace-time switch.
+    Each kind sets ENTER and EXIT (the functions the graph calls) and defines `switch()`: switch
+    the trace-time state as the block does, returning what undoes it.  Before entering, `node`
+    and `undo` are None; entering returns a copy holding the enter node and that undo function.
     """
 
     values: tuple = ()
     node: torch.fx.Node | None = None
     undo: object = None
-
-    ENTER = EXIT = None  # the functions the graph calls
-
-    def switch(self):
-        """Switch the trace-time state as the block does; returns what undoes it."""
-        raise NotImplementedError
 
     def enter(self, tx):
         undo = self.switch()

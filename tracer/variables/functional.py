@@ -18,19 +18,12 @@ from ..exc import Unsupported
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, _key
 from .generator import GeneratorVariable
-from .lists import ListIteratorVariable, TupleVariable
+from .lists import ListIteratorVariable, TupleVariable, items_of
 
 
 def _iter(tx, obj):
     from .builtin import BuiltinVariable
     return BuiltinVariable(iter).call_function(tx, [obj], {})
-
-
-def _sequence(tx, obj):
-    obj = obj.realize()
-    if not obj.has_unpack_var_sequence(tx):
-        raise Unsupported(f"iterating over {obj.describe()}")
-    return obj.unpack_var_sequence(tx)
 
 
 class _Pull:
@@ -104,15 +97,15 @@ def call_reduce(tx, fn, iterable, *initial):
 
 
 def call_chain(tx, *iterables):
-    return ListIteratorVariable(tuple(item for i in iterables for item in _sequence(tx, i)))
+    return ListIteratorVariable(tuple(item for i in iterables for item in items_of(tx, i)))
 
 
 def call_chain_from_iterable(tx, iterable):
-    return call_chain(tx, *_sequence(tx, iterable))
+    return call_chain(tx, *items_of(tx, iterable))
 
 
 def call_product(tx, *iterables, repeat=None):
-    pools = [tuple(_sequence(tx, i)) for i in iterables]
+    pools = [tuple(items_of(tx, i)) for i in iterables]
     pools *= repeat.as_python_constant() if repeat is not None else 1
     return ListIteratorVariable(tuple(TupleVariable(row) for row in itertools.product(*pools)))
 
@@ -121,7 +114,7 @@ def call_accumulate(tx, iterable, func=None, *, initial=None):
     from .builtin import BuiltinVariable
     func = func if func is not None and not (func.is_python_constant() and func.as_python_constant() is None) \
         else BuiltinVariable(operator.add)
-    items = list(_sequence(tx, iterable))
+    items = list(items_of(tx, iterable))
     if initial is not None and not (initial.is_python_constant() and initial.as_python_constant() is None):
         items.insert(0, initial)
     out = items[:1]
@@ -154,7 +147,7 @@ def call_counter(tx, iterable=None, **kwargs):
         if isinstance(iterable, ConstDictVariable):
             entries = dict(iterable.entries)
         else:
-            for item in _sequence(tx, iterable):
+            for item in items_of(tx, iterable):
                 key = _key(item)
                 entries[key] = ConstantVariable(entries[key].value + 1 if key in entries else 1)
     entries.update(kwargs)

@@ -95,6 +95,14 @@ class TupleVariable(BaseListVariable):
         return tuple
 
 
+def items_of(tx, obj: VariableTracker) -> list:
+    """The items iterating over obj gives (list(), sorted(), zip(), ... take them all at once)."""
+    obj = obj.realize()
+    if not obj.has_unpack_var_sequence(tx):
+        raise Unsupported(f"iterating over {obj.describe()}")
+    return obj.unpack_var_sequence(tx)
+
+
 def make_named_tuple(cls: type, values: list):
     """An instance of a namedtuple class (`cls(*values)`) or a structseq (`cls(values)`)."""
     return cls._make(values) if hasattr(cls, "_make") else cls(values)

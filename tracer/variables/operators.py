@@ -25,13 +25,9 @@ def realized(args) -> list[VariableTracker]:
 
 def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     """`op(*args)` for an operator-module function, the heart of every BINARY_OP."""
-    from ..builder import build_sourceless
     args = realized(args)
     if all(type(a) is ConstantVariable for a in args):  # the common case first: plain arithmetic
-        try:
-            return build_sourceless(tx, INPLACE_TO_PLAIN.get(op, op)(*[a.value for a in args]))
-        except Exception as error:
-            raise observed(error, f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
+        return _fold(tx, op, [a.value for a in args])
     if any(type(a) is UserDefinedObjectVariable for a in args):
         result = user_operator(tx, op, args)
         if result is not None:
@@ -60,15 +56,20 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         for arg in args:
             if isinstance(arg, ConstDictVariable):  # `D == {...}` reads its key set, not only its values
                 arg.guard_keys(tx)
-        values = [a.as_python_constant() for a in args]
-        try:
-            return build_sourceless(tx, plain(*values))
-        except Exception as error:
-            raise observed(error, f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
+        return _fold(tx, op, [a.as_python_constant() for a in args])
     if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
             and isinstance(args[1], BaseListVariable):
         raise Unsupported("comparing sequences that hold tensors")
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+def _fold(tx, op, values: list) -> VariableTracker:
+    """op on Python values at trace time; what it raises is raised in the traced program."""
+    from ..builder import build_sourceless
+    try:
+        return build_sourceless(tx, INPLACE_TO_PLAIN.get(op, op)(*values))
+    except Exception as error:
+        raise observed(error, f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
 
 
 def _default_eq(var) -> bool:
