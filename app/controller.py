@@ -157,7 +157,10 @@ class DebugController(QObject):
     def _move(self, method: str, *args) -> None:
         if self.navigator is None:
             return
+        hits = [bp.hits for bp in self.breakpoints]
         getattr(self.navigator, method)(*args)
+        if hits != [bp.hits for bp in self.breakpoints]:  # a continue passed breakpoints: the panel counts them
+            self.sig_breakpoints_changed.emit(self.breakpoints)
         self._announce()
 
     def step_into(self): self._move("step_into")

@@ -97,6 +97,8 @@ def test_opcode_breakpoint_then_continue_stops_on_that_opcode(window):
     assert window.bytecode_view.current_offset() == snap.frame.offset
     names = [view.kind for view in snap.frame.stack]
     assert names[-2:] == ["LazyVariableTracker", "ConstantVariable"]  # x, and cfg.scale baked in
+    panel = window.breakpoints_panel.model
+    assert panel.data(panel.index(0, 1)) == "1", "the panel counts the hit"
 
 
 @pytest.mark.parametrize("content", ["def broken(:\n    pass\n", b"\x00\x01\x02binary\xff"])
