@@ -79,6 +79,9 @@ def _build_from_source(tx, value, source: Source):
             guard(source, "TRUE_MATCH" if value else "FALSE_MATCH", value)
         elif isinstance(value, types.CodeType):
             guard(source, "ID_MATCH", value)
+        elif type(value) is int and tx.output.int_may_be_symbolic(source) \
+                and tx.output.shapes.int_is_dynamic(source, value):
+            return tx.output.add_symint_input(tx, source, value)  # automatic dynamic made it a symbol
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
@@ -127,6 +130,7 @@ def _build_from_source(tx, value, source: Source):
         return PythonModuleVariable(value, source=source)
     if isinstance(value, torch.nn.Module):
         guard(source, "TYPE_MATCH", type(value))
+        tx.output.module_sources.add(source.name())  # what is read through it keeps static shapes
         return NNModuleVariable(value, source=source)
     if isinstance(value, functools.partial):
         guard(source, "TYPE_MATCH", functools.partial)

@@ -28,6 +28,7 @@ from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariab
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
+from .variables.sym import SizeVariable, SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import (FunctoolsPartialVariable, NestedUserFunctionVariable,
                                        UserFunctionVariable, UserMethodVariable)
@@ -174,11 +175,13 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
-        elif isinstance(var, TensorVariable):
+        elif isinstance(var, (TensorVariable, SymNodeVariable)):
             if var.node.op == "placeholder" and var.source is not None:
                 var.source.reconstruct(self)
             else:
                 self.graph_output(var.node)
+        elif isinstance(var, SizeVariable):
+            self.call(torch.Size, lambda: self._sequence(TupleVariable(var.items)), 1)
         elif isinstance(var, (ListVariable, SetVariable)) and var.source is not None:
             var.source.reconstruct(self)
         elif isinstance(var, (ListVariable, SetVariable)):

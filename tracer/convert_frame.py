@@ -21,9 +21,10 @@ import torch.fx
 from . import resume as resume_mod
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
-from .exc import InternalTracerWarning, Unsupported, UserLocation
+from .exc import InternalTracerWarning, Unsupported, UserError, UserLocation
 from .guards import GuardSet
 from .output_graph import OutputGraph
+from .shapes.env import tracking_for
 from .source import Source
 from .symbolic_convert import InstructionTranslator
 from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
@@ -61,6 +62,8 @@ class CacheEntry:
     graph_break: GraphBreak | None = None
     resume_functions: list = field(default_factory=list)
     hits: int = 0
+    became_dynamic: list = field(default_factory=list)  # BecameDynamic: what automatic dynamic made symbolic here
+    shapes: object = None  # the trace's ShapeTracking (symbols, why each dimension is symbolic), or None
 
     def run(self, original, args, kwargs):
         self.hits += 1
@@ -100,7 +103,7 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
     for attempt in (1, 2):
         torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
         _notify(hook, "on_trace_start", owner.code.co_name, compile_id, attempt)
-        output = OutputGraph()
+        output = OutputGraph(shapes=tracking_for(owner.dynamic, owner.automatic_dynamic, compile_id, f_locals))
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at,
                                    closure=closure)
         try:
@@ -135,6 +138,9 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             if owner.fullgraph:
                 raise
             return eager_entry(owner, compile_id, str(error))
+        except UserError as error:  # the user's own contradiction (a mark_dynamic size the code specialises)
+            _notify(hook, "on_trace_end", f"error: {error}")
+            raise
         except Exception as error:
             _notify(hook, "on_trace_end", f"internal error: {error}")
             return internal_error(owner, compile_id, error)
@@ -394,4 +400,5 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         code=new_code,
         original_code=owner.code,
         function=function,
+        shapes=output.shapes,
     )

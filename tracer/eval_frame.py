@@ -25,6 +25,7 @@ from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, UserError
 from .bytecode import decode
 from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
+from .shapes import AutomaticDynamic, check_dynamic
 
 _setup_instructions = setup_instructions  # noqa: E305
 
@@ -69,7 +70,8 @@ def resolve_backend(backend):
 class CompiledFunction:
     """What `tracer.compile(fn)` returns: call it like fn; inspect its cache."""
 
-    def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8, *, parent=None):
+    def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8, *, parent=None, dynamic=None):
+        check_dynamic(dynamic)
         if not callable(fn):
             raise UserError(f"tracer.compile() needs a Python function, got {type(fn).__name__} {fn!r}")
         self.module = fn if isinstance(fn, torch.nn.Module) else None
@@ -95,6 +97,8 @@ class CompiledFunction:
         self.backend = resolve_backend(backend)
         self.fullgraph = fullgraph
         self.cache_size_limit = cache_size_limit
+        self.dynamic = dynamic  # None: automatic dynamic; True / False as torch.compile's
+        self.automatic_dynamic = AutomaticDynamic()  # the sizes this frame's compiles saw, per source
         self.cache_entries: list[CacheEntry] = []
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
@@ -237,6 +241,9 @@ class CompiledFunction:
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
         started = time.perf_counter()
         entry = convert_frame(self, compile_id, f_locals, f_globals, fn.__closure__)
+        entry.became_dynamic = [c for c in self.automatic_dynamic.changes if c.compile_id == compile_id]
+        if entry.became_dynamic:  # say which dimension automatic dynamic made symbolic
+            reason = "; ".join([reason or "", *map(str, entry.became_dynamic)]).lstrip("; ")
         self._event(kind, compile_id, reason, duration_s=time.perf_counter() - started)
         if entry.graph_break is not None:
             self._event("graph_break", compile_id, str(entry.graph_break))
@@ -298,7 +305,8 @@ class CompiledFunction:
             # call passes the calling frame's own cells (call_with_cells); these stand in till then
             closure = (self.fn.__closure__ or ()) + tuple(types.CellType() for _ in self.code.co_cellvars)
             fn = types.FunctionType(code, self.fn.__globals__, name, None, closure or None)
-            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
+            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self,
+                                        dynamic=self.dynamic)
             # all of them, free variables too: the frame may be a function made at run time, one
             # closure per call, so the resume function's closure comes from the frame each time
             compiled.cell_names = self.code.co_freevars + self.code.co_cellvars
@@ -311,7 +319,8 @@ class CompiledFunction:
     def nested_compiled(self, fn) -> "CompiledFunction":
         """A user function called for real at a graph break is compiled as its own frame."""
         if fn.__code__ not in self._nested:
-            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
+            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self,
+                                        dynamic=self.dynamic)
             compiled.hook = self.hook
             self._nested[fn.__code__] = compiled
             self.frames.append(compiled)
@@ -321,6 +330,7 @@ class CompiledFunction:
         self.calls.clear()
         self.cache_entries.clear()
         self.compile_events.clear()
+        self.automatic_dynamic = AutomaticDynamic()
         self.frames.clear()
         self._resumes.clear()
         self._nested.clear()
@@ -343,11 +353,17 @@ def _has_hooks(module: torch.nn.Module) -> bool:
                 or module._backward_pre_hooks)
 
 
-def compile(fn=None, *, backend="eager", fullgraph=False, cache_size_limit=8):
-    """Like torch.compile(fn, backend=..., dynamic=False); also usable as a decorator."""
+def compile(fn=None, *, backend="eager", fullgraph=False, dynamic=None, cache_size_limit=8):
+    """Like torch.compile(fn, backend=..., dynamic=...); also usable as a decorator.
+
+    dynamic=None (the default, as torch's) is automatic dynamic: static first, and a size or int
+    argument that changes between compiles is symbolic from then on; True: symbolic from the
+    start; False: always static.
+    """
+    check_dynamic(dynamic)
     if fn is None:
-        return lambda f: CompiledFunction(f, backend, fullgraph, cache_size_limit)
-    return CompiledFunction(fn, backend, fullgraph, cache_size_limit)
+        return lambda f: CompiledFunction(f, backend, fullgraph, cache_size_limit, dynamic=dynamic)
+    return CompiledFunction(fn, backend, fullgraph, cache_size_limit, dynamic=dynamic)
 
 
 def reset() -> None:

@@ -94,10 +94,10 @@ def summarize(root: CompiledFunction) -> ExplainOutput:
     return out
 
 
-def explain(fn, *, backend="eager", cache_size_limit: int = 8):
+def explain(fn, *, backend="eager", cache_size_limit: int = 8, dynamic=None):
     """`explain(fn)(*args, **kwargs)` -> ExplainOutput for one fresh compile and call of fn."""
     def run(*args, **kwargs) -> ExplainOutput:
-        compiled = CompiledFunction(fn, backend, False, cache_size_limit)
+        compiled = CompiledFunction(fn, backend, False, cache_size_limit, dynamic=dynamic)
         result = compiled(*args, **kwargs)
         report = summarize(compiled)
         report.result = result

@@ -203,3 +203,32 @@ SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_modules": sys.modules, "
 def _fetcher(expression: str):
     code = compile(f"lambda L, G: {expression}", "<source>", "eval")
     return eval(code, {"__builtins__": {}, **SOURCE_NAMESPACE})
+
+
+@dataclass(frozen=True)
+class TensorPropertySource(ChainedSource):
+    """A size, stride or storage offset of a tensor: what a symbol of the ShapeEnv stands for."""
+
+    prop: str  # "size", "stride" or "storage_offset"
+    index: int | None = None
+
+    def name(self) -> str:
+        if self.prop == "storage_offset":
+            return f"{self.base.name()}.storage_offset()"
+        return f"{self.base.name()}.{self.prop}()[{self.index}]"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        if self.prop == "storage_offset":
+            return f"{base_expr}.storage_offset()"
+        return f"{base_expr}.{self.prop}()[{self.index}]"
+
+    def reconstruct(self, codegen):
+        import torch
+        method = getattr(torch.Tensor, self.prop)
+        if self.index is None:
+            codegen.call(method, lambda: self.base.reconstruct(codegen), 1)
+        else:
+            codegen.call(method, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)

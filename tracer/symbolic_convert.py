@@ -29,6 +29,7 @@ from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, S
                               _unique)
 from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable, UserDefinedClassVariable
+from .variables.sym import SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 
@@ -101,6 +102,8 @@ class InstructionTranslator(ExceptionOpcodes):
     def run(self) -> VariableTracker | None:
         """The tracker of the returned value, or None when stopped at `break_at`."""
         dispatch = self.dispatch
+        shapes = self.output.shapes
+        facts = shapes.log if shapes is not None else None  # ShapeEnv facts get the instruction that made them
         while self.return_value is None:
             inst = self.instructions[self.ip]
             self.current = inst
@@ -126,6 +129,8 @@ class InstructionTranslator(ExceptionOpcodes):
                     raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
             except Unsupported as error:
                 raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
+            if facts is not None and facts.active():
+                facts.stamp(self)
         return self.return_value
 
     # ---- where we are ---------------------------------------------------------------
@@ -455,6 +460,8 @@ class InstructionTranslator(ExceptionOpcodes):
     def FORMAT_VALUE(self, inst):
         spec = self.pop().as_python_constant() if inst.arg & 0x04 else ""
         value = self.pop().realize()
+        if isinstance(value, SymNodeVariable):  # as Dynamo: a string needs the value, guarded
+            value = ConstantVariable(value.specialize(f"formatting {value.expr()} into a string needs its value", self))
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
         raw = value.as_python_constant()

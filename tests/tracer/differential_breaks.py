@@ -61,13 +61,13 @@ class BreakCase(Case):
 
 
 def break_case(registry: list, *calls: Call, compiles: str | None = None, state=None,
-               breaks: bool | None = True, name: str | None = None):
+               breaks: bool | None = True, name: str | None = None, dynamic: bool | None = False):
     """Decorator: register ``fn`` (a function or, via ``name=``, anything callable
     whose globals are the test file's) with its calls; returns fn unchanged."""
 
     def deco(fn):
         registry.append(BreakCase(fn=fn, calls=list(calls), compiles=compiles, state=state,
-                                  case_name=name, breaks=breaks))
+                                  case_name=name, breaks=breaks, dynamic=dynamic))
         return fn
 
     return deco
@@ -154,7 +154,7 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
     backend = CountingBackend()
     torch._dynamo.reset()
     counters.clear()
-    opt = torch.compile(c.fn, backend=backend, dynamic=False)
+    opt = torch.compile(c.fn, backend=backend, dynamic=c.dynamic)
     code = D._dynamo_code(c, opt)
     st = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0, "names": 0, "breaks": 0}
     problems: list[str] = []
@@ -215,7 +215,7 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
 
     backend = CountingBackend()
     tracer.reset()
-    opt = tracer.compile(c.fn, backend=backend)
+    opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic)
     st = {"events": 0, "graphs": 0, "all": 0}
 
     def all_events():

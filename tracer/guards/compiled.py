@@ -10,10 +10,12 @@ premise broke and what the value is now.
 from __future__ import annotations
 
 import itertools
+import math
 
+import torch
 
 from ..source import SOURCE_NAMESPACE
-from .kinds import Guard, actual_text, check_one, leaf_test
+from .kinds import Guard, actual_text, check_one, leaf_test, tensor_mismatch
 
 
 class GuardSet:
@@ -32,6 +34,11 @@ class GuardSet:
     def first_failure(self, f_locals: dict, f_globals: dict) -> str | None:
         """Text of the first guard that fails, with the actual value; None if all pass."""
         for guard in self.guards:
+            if guard.kind == "SHAPE_ENV":
+                failure = shape_failure(guard, f_locals, f_globals)
+                if failure is not None:
+                    return failure
+                continue
             try:
                 value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
             except Exception as error:  # the path itself is gone: that is the failure
@@ -42,8 +49,32 @@ class GuardSet:
                 ok = False
             if not ok:
                 where = f"  # {guard.installed_at}" if guard.installed_at else ""
+                if guard.kind == "TENSOR_MATCH" and isinstance(value, torch.Tensor):
+                    return f"{tensor_mismatch(guard, value)}{where}"  # Dynamo's words
                 return f"{guard.expr}, {actual_text(guard, value)}{where}"
         return None
+
+
+def shape_failure(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
+    """`2 <= L['x'].size()[0] <= 4, got L['x'].size()[0] = 6  # f.py:3 in f: ...`, or None if it holds."""
+    check = guard.expected
+    try:
+        if check.holds(f_locals, f_globals):
+            return None
+    except Exception as error:
+        return f"{check.text}, cannot be evaluated ({type(error).__name__}: {error})"
+    values = []
+    for term in check.terms:
+        try:
+            values.append(f"{term} = {_fetch(term, f_locals, f_globals)}")
+        except Exception:
+            values.append(f"{term} cannot be read")
+    where = f"  # {guard.installed_at}" if guard.installed_at else ""
+    return f"{check.text}, got {', '.join(values) or 'False'}{where}"
+
+
+def _fetch(expression: str, f_locals: dict, f_globals: dict):
+    return eval(expression, {**SOURCE_NAMESPACE}, {"L": f_locals, "G": f_globals})
 
 
 class _Node:
@@ -85,7 +116,8 @@ def _compile(guards: tuple[Guard, ...]):
         consts[name] = value
         return name
 
-    state, roots = build_tree(guards)
+    shape_guards = [g for g in guards if g.kind == "SHAPE_ENV"]  # read several sources: after the tree
+    state, roots = build_tree([g for g in guards if g.kind != "SHAPE_ENV"])
     for guard in state:
         lines.append(f"if not ({leaf_test(guard, None, const)}): return False")
 
@@ -102,6 +134,8 @@ def _compile(guards: tuple[Guard, ...]):
 
     for root in roots.values():
         emit(root, None)
+    for guard in shape_guards:
+        lines.append(f"if not ({leaf_test(guard, None, const)}): return False")
     body = "\n        ".join(lines) or "pass"
     src = (
         "def check(L, G):\n"
@@ -113,6 +147,7 @@ def _compile(guards: tuple[Guard, ...]):
     )
     namespace = dict(consts)
     namespace.update(SOURCE_NAMESPACE)
+    namespace.update(math=math, torch=torch)  # the ShapeEnv's guards may call math.isnan, torch.sym_*
     exec(compile(src, "<guards>", "exec"), namespace)
     check = namespace["check"]
     check.source_code = src

@@ -7,6 +7,8 @@ plain, slow evaluation every other form is measured against.
 """
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -42,8 +44,37 @@ class TensorMeta:
     stride: tuple[int, ...]
 
     @classmethod
-    def of(cls, t: torch.Tensor) -> "TensorMeta":
-        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()), tuple(t.stride()))
+    def of(cls, t: torch.Tensor, size=None, stride=None) -> "TensorMeta":
+        """`size` / `stride`: the pattern to match, None at each symbolic dimension (default: all of t's)."""
+        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()) if size is None else tuple(size),
+                   tuple(t.stride()) if stride is None else tuple(stride))
+
+    def is_static(self) -> bool:
+        return None not in self.size and None not in self.stride
+
+
+@dataclass(frozen=True)
+class ShapeCheck:
+    """What a SHAPE_ENV guard tests: a Python expression over L and G produced by torch's ShapeEnv."""
+
+    python: str  # evaluable: `2 <= L['x'].size()[0] and L['x'].size()[0] <= 4`
+    text: str  # as Dynamo prints it: `2 <= L['x'].size()[0] <= 4`
+    terms: tuple[str, ...] = ()  # the sizes it reads (`L['x'].size()[0]`), shown with their value on a failure
+
+    def holds(self, f_locals: dict, f_globals: dict) -> bool:
+        return bool(_shape_check(self.python)(f_locals, f_globals))
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_check(python: str):
+    from ..source import SOURCE_NAMESPACE
+    return eval(compile(f"lambda L, G: ({python})", "<shape guard>", "eval"),
+                {**SOURCE_NAMESPACE, "math": math, "torch": torch})
+
+
+def dims_match(actual, pattern) -> bool:
+    """A size or stride against a pattern with None at the symbolic dimensions."""
+    return len(actual) == len(pattern) and all(p is None or a == p for a, p in zip(actual, pattern))
 
 
 @dataclass(frozen=True)
@@ -53,6 +84,7 @@ class Guard:
     expected: object
     installed_at: InstalledAt | None = field(default=None, compare=False)
     installed_by: str | None = field(default=None, compare=False)  # the tracker being built, e.g. "TensorVariable"
+    causes: tuple = field(default=(), compare=False)  # SHAPE_ENV: the ShapeCauses behind it (shapes/provenance.py)
 
     @property
     def source_name(self) -> str:
@@ -68,6 +100,8 @@ class Guard:
                 f"check_tensor({name}, {m.type.__name__}, {m.dtype}, device={m.device.index}, "
                 f"requires_grad={m.requires_grad}, size={list(m.size)}, stride={list(m.stride)})"
             )
+        if self.kind == "SHAPE_ENV":
+            return self.expected.text
         if self.kind == "TYPE_MATCH":
             return f"___check_type_id({name}, {id(self.expected)}), type={self.expected}"
         if self.kind == "ID_MATCH":
@@ -130,9 +164,14 @@ def leaf_test(guard: Guard, v: str, const) -> str:
     if kind == "TENSOR_MATCH":
         # `is_cpu` is one flag read where `device` builds a device object; a CPU device has no index
         device = f"{v}.is_cpu" if e.device.type == "cpu" else f"{v}.device == {const(e.device)}"
-        return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
-                f"and {v}.requires_grad is {e.requires_grad} "
-                f"and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}")
+        head = (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
+                f"and {v}.requires_grad is {e.requires_grad}")
+        if e.is_static():
+            return f"{head} and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}"
+        match = const(dims_match)
+        return f"{head} and {match}({v}.shape, {const(e.size)}) and {match}({v}.stride(), {const(e.stride)})"
+    if kind == "SHAPE_ENV":  # over the frame's L and G, not one source's value
+        return f"({e.python})"
     if kind == "TYPE_MATCH":
         return f"type({v}) is {const(e)}"
     if kind == "ID_MATCH":
@@ -159,7 +198,12 @@ def leaf_test(guard: Guard, v: str, const) -> str:
 
 
 def check_one(guard: Guard, value) -> bool:
-    """Evaluate a single guard against an already-fetched value (the slow path)."""
+    """Evaluate a single guard against an already-fetched value (the slow path).
+
+    A SHAPE_ENV guard reads several sources: check it with `guard.expected.holds(L, G)`.
+    """
+    if guard.kind == "SHAPE_ENV":
+        raise ValueError("a SHAPE_ENV guard is checked over the frame's L and G (ShapeCheck.holds)")
     consts: dict = {}
 
     def const(v) -> str:
@@ -176,10 +220,7 @@ def check_one(guard: Guard, value) -> bool:
 def actual_text(guard: Guard, value) -> str:
     """How the failing value looks now, in the guard's own terms."""
     if guard.kind == "TENSOR_MATCH" and isinstance(value, torch.Tensor):
-        now, then = TensorMeta.of(value), guard.expected
-        for attr in ("type", "dtype", "device", "requires_grad", "size", "stride"):
-            if getattr(now, attr) != getattr(then, attr):
-                return f"{attr} mismatch: expected {getattr(then, attr)}, actual {getattr(now, attr)}"
+        return tensor_mismatch(guard, value)
     if guard.kind == "TYPE_MATCH":
         return f"got type {type(value).__name__}"
     if guard.kind == "LENGTH_CHECK":
@@ -190,3 +231,30 @@ def actual_text(guard: Guard, value) -> str:
         changed = [f"{k}={v}" for (k, v), (_, e) in zip(global_state(), guard.expected) if v != e]
         return "changed " + ", ".join(changed)
     return f"got {_short(value)}"
+
+
+def _tensor_name(source_name: str) -> str:
+    """How Dynamo names a tensor in a mismatch: a local by its name (`x`), anything else as it is."""
+    if source_name.startswith("L['") and source_name.endswith("']") and source_name.count("'") == 2:
+        return source_name[3:-2]
+    return source_name.replace("L['", "").replace("']", "", 1) if source_name.startswith("L['") else source_name
+
+
+def tensor_mismatch(guard: Guard, value: torch.Tensor) -> str:
+    """A failed TENSOR_MATCH in Dynamo's words: `tensor 'x' size mismatch at index 0. expected 3, actual 2`."""
+    then, name = guard.expected, _tensor_name(guard.source_name)
+    if type(value) is not then.type:
+        return f"tensor '{name}' type mismatch. expected {then.type.__name__}, actual {type(value).__name__}"
+    if value.dtype != then.dtype:
+        return f"tensor '{name}' dtype mismatch. expected {then.dtype}, actual {value.dtype}"
+    if value.device != then.device:
+        return f"tensor '{name}' device mismatch. expected {then.device}, actual {value.device}"
+    if value.requires_grad != then.requires_grad:
+        return f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(then.requires_grad)}"
+    if value.dim() != len(then.size):
+        return f"tensor '{name}' rank mismatch. expected {len(then.size)}, actual {value.dim()}"
+    for what, actual, pattern in (("size", value.size(), then.size), ("stride", value.stride(), then.stride)):
+        for index, (a, p) in enumerate(zip(actual, pattern)):
+            if p is not None and a != p:
+                return f"tensor '{name}' {what} mismatch at index {index}. expected {p}, actual {a}"
+    return f"tensor '{name}' matches"

@@ -14,7 +14,7 @@ _FOLDED = {
     torch.is_tensor: lambda tx, args: ConstantVariable(_is_tensor(args[0])),
     torch.is_floating_point: lambda tx, args: ConstantVariable(args[0].example.is_floating_point()),
     torch.is_complex: lambda tx, args: ConstantVariable(args[0].example.is_complex()),
-    torch.numel: lambda tx, args: ConstantVariable(args[0].example.numel()),
+    torch.numel: lambda tx, args: args[0].call_method(tx, "numel", [], {}),  # symbolic when its sizes are
     torch.get_default_dtype: lambda tx, args: ConstantVariable(torch.get_default_dtype()),
     torch.is_grad_enabled: lambda tx, args: ConstantVariable(torch.is_grad_enabled()),
     torch.is_inference_mode_enabled: lambda tx, args: ConstantVariable(torch.is_inference_mode_enabled()),

@@ -1,0 +1,157 @@
+"""Differential cases: dynamic shapes, against torch.compile(dynamic=None) (automatic dynamic)
+and dynamic=True -- sizes that change between calls, branches on sizes, sizes used as Python
+ints, int arguments that change, mark_dynamic, a module over a variable sequence length.
+
+Each case compares the graphs of every call (op lists, and which graph inputs are symbols),
+the recompiles and the outputs with Dynamo's on the same run.
+"""
+import torch
+from differential import T, call, case, module_case, parametrize
+from torch import nn
+
+CASES: list = []
+BATCHES = (4, 8, 16, 5, 1)
+
+
+def _batches(*rest):
+    return [call(T(b, *rest)) for b in BATCHES]
+
+
+# ---- a batch size that changes: static, then one dynamic graph, then 0/1 specialisation -------
+@case(CASES, *_batches(3), compiles="CC..C", dynamic=None, same_placeholders=True)
+def batch_size_changes(x):
+    return torch.relu(x) * 2 + x.sum(dim=1, keepdim=True)
+
+
+@case(CASES, *_batches(3), compiles="C...C", dynamic=True, same_placeholders=True,
+      name="batch_size_changes_dynamic_true")
+def batch_size_changes_true(x):
+    return torch.relu(x) * 2 + x.sum(dim=1, keepdim=True)
+
+
+@case(CASES, call(T(4, 3), T(4, 3)), call(T(8, 3), T(8, 3)), call(T(6, 3), T(6, 3)), compiles="CC.",
+      dynamic=None, same_placeholders=True)
+def two_inputs_one_batch(x, y):
+    return x @ y.t() + y.shape[0]
+
+
+# ---- a branch on a size: the issue's example --------------------------------------------------
+@case(CASES, call(T(3, 2)), call(T(2, 2)), call(T(3, 2)), call(T(6, 2)), call(T(9, 2)), compiles="CC.C.",
+      dynamic=None, same_placeholders=True)
+def branch_on_size(x):
+    if x.shape[0] > 4:
+        return x * 2
+    return x - 1
+
+
+@case(CASES, call(T(4, 3)), call(T(5, 3)), call(T(6, 3)), call(T(5, 3)), compiles="CCC.", dynamic=None)
+def branch_on_size_equality(x):
+    n = x.shape[0]
+    y = x * n
+    if n == 5:
+        return y + 1
+    return y
+
+
+# ---- sizes used as Python ints -----------------------------------------------------------------
+@case(CASES, call(T(4, 3)), call(T(5, 3)), call(T(6, 3)), compiles="CC.", dynamic=None, same_placeholders=True)
+def size_in_view_and_arithmetic(x):
+    n = x.size(0)
+    return x.view(n, -1) * x.numel(), n + 1, n * 2 - 3
+
+
+@case(CASES, call(T(4, 3)), call(T(8, 3)), call(T(5, 3)), compiles="CCC", dynamic=None)
+def size_in_range_specialises(x):
+    n = x.shape[0]
+    y = x.view(n, -1)
+    s = 0
+    for i in range(n):
+        s = s + i
+    return y * n + s, n * 2
+
+
+@case(CASES, call(T(4, 6)), call(T(8, 6)), call(T(2, 6)), compiles="CC.", dynamic=None, same_placeholders=True)
+def size_in_reshape_and_new_tensor(x):
+    b, d = x.shape
+    half = d // 2
+    return x.reshape(b * 2, half) + torch.ones(b * 2, half), torch.zeros(b).shape[0]
+
+
+@case(CASES, call(T(4, 3)), call(T(5, 3)), call(T(7, 3)), compiles="CC.", dynamic=None)
+def size_returned_and_compared(x):
+    n = x.shape[0]
+    return x + 1, n, n > 2, len(x), x.shape
+
+
+# ---- an int argument that changes -----------------------------------------------------------------
+@case(CASES, call(T(3), 2), call(T(3), 3), call(T(3), 4), call(T(3), 2), compiles="CC..", dynamic=None,
+      same_placeholders=True)
+def int_argument_changes(x, k):
+    return x * k + k
+
+
+@case(CASES, call(T(3), 2), call(T(3), 3), call(T(3), 7), compiles="C..", dynamic=True, same_placeholders=True,
+      name="int_argument_dynamic_true")
+def int_argument_true(x, k):
+    return x * k + k
+
+
+@case(CASES, call(T(6), 2), call(T(6), 3), call(T(6), 4), call(T(6), 1), compiles="CC.C", dynamic=None)
+def int_argument_in_branch(x, k):
+    if k > 2:
+        return x + k
+    return x - k
+
+
+# ---- mark_dynamic ----------------------------------------------------------------------------------
+def _marked(*shape, dim=0):
+    t = T(*shape)
+    torch._dynamo.mark_dynamic(t, dim)
+    return t
+
+
+def _maybe_marked(*shape, dim=0):
+    t = T(*shape)
+    torch._dynamo.maybe_mark_dynamic(t, dim)
+    return t
+
+
+@case(CASES, call(_marked(4, 3)), call(T(5, 3)), call(T(7, 3)), compiles="C..", dynamic=None,
+      same_placeholders=True)
+def mark_dynamic_first_call(x):
+    return x * 2
+
+
+@case(CASES, call(_marked(4, 3)), call(T(5, 3)), compiles="C.", dynamic=False, same_placeholders=True,
+      name="mark_dynamic_with_dynamic_false")
+def mark_dynamic_static_mode(x):
+    return x.sin()
+
+
+@case(CASES, call(_maybe_marked(4, 3, dim=1)), call(T(4, 5)), compiles="C.", dynamic=None, same_placeholders=True)
+def maybe_mark_dynamic_second_dim(x):
+    return x.cos() + 1
+
+
+# ---- a module over a variable sequence length ---------------------------------------------------------
+class SeqEncoder(nn.Module):
+    def __init__(self, d=8):
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+        self.norm = nn.LayerNorm(d)
+
+    def forward(self, tokens):
+        _b, t, _d = tokens.shape
+        h = self.norm(self.proj(tokens))
+        pos = torch.arange(t).float().view(1, t, 1)
+        return (h + pos).mean(dim=1), t
+
+
+ENCODER = SeqEncoder()
+with torch.no_grad():
+    for _p in ENCODER.parameters():
+        _p.copy_(T(*_p.shape))
+module_case(CASES, "module_variable_sequence_length", ENCODER, call(T(2, 5, 8)), call(T(2, 7, 8)),
+            call(T(2, 11, 8)), call(T(2, 5, 8)), compiles="CC..", dynamic=None, same_placeholders=True)
+
+test_dynamic = parametrize(CASES)
