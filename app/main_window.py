@@ -350,9 +350,11 @@ class MainWindow(QMainWindow):
         # the two panels that grow with the trace are rebuilt only when they grew (a step costs little)
         seen_sources = tuple(view.source for view in frame.stack if view.source) + \
             tuple(view.source for _, view in frame.locals if view.source)
-        tree_key = (id(timeline), snapshot.guard_count, seen_sources)
+        # at the last step, also the guards made when the trace ended (the ShapeEnv's shape guards)
+        last = snapshot.step == len(timeline) - 1
+        tree_key = (id(timeline), len(timeline.guards) if last else snapshot.guard_count, seen_sources)
         if tree_key != self._shown_tree:
-            guards = timeline.guards_at(snapshot.step)
+            guards = list(timeline.guards) if last else timeline.guards_at(snapshot.step)
             previous_guards = previous.guard_count if previous is not None else 0
             self.source_tree_panel.show_guards(guards, max(0, len(guards) - previous_guards), seen_sources)
             self._shown_tree = tree_key

@@ -246,15 +246,19 @@ class OutputGraph:
             if guard.kind == "TENSOR_MATCH" and not guard.expected.is_static():
                 fake = self.input_trackers[guard.source_name].example
                 size, stride = shape_graph.size_patterns(fake)
-                self.guards[key] = dataclasses.replace(guard, expected=dataclasses.replace(
+                causes = self.shapes.specialisation_causes(guard.source_name, guard.expected.size, size)
+                self.guards[key] = dataclasses.replace(guard, causes=causes, expected=dataclasses.replace(
                     guard.expected, size=size, stride=stride))
         for produced, python, source in self.shapes.produce_guards():
             terms = shape_graph.terms_of(python)
             key = (source.name() if source is not None else "", "SHAPE_ENV", python)
             first = produced.causes[-1] if produced.causes else None
-            self.guards[key] = Guard(source, "SHAPE_ENV", ShapeCheck(python, produced.text, terms),
-                                     first.installed_at if first is not None else None,
-                                     first.tracker if first is not None else None, causes=produced.causes)
+            guard = Guard(source, "SHAPE_ENV", ShapeCheck(python, produced.text, terms),
+                          first.installed_at if first is not None else None,
+                          first.tracker if first is not None else None, causes=produced.causes)
+            self.guards[key] = guard
+            if self.on_guard is not None:  # the debugger sees them at the end of the trace
+                self.on_guard(guard)
 
     def _drop_undone_grad_switches(self) -> None:
         """`_set_grad_enabled(not m)` right before `_set_grad_enabled(m)` switches for nothing (a

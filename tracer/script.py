@@ -14,7 +14,8 @@ from .exc import UserError
 
 @contextmanager
 def routed_torch_compile(collected: list[CompiledFunction], on_compiled=None):
-    """While active, torch.compile(fn, ...) returns a tracer CompiledFunction (dynamic=False)."""
+    """While active, torch.compile(fn, ...) returns a tracer CompiledFunction with the script's own
+    fullgraph= and dynamic= (None, torch's default, is automatic dynamic)."""
     original = torch.compile
 
     def standin_compile(model=None, *, fullgraph=False, dynamic=None, backend="eager", mode=None,
@@ -23,7 +24,7 @@ def routed_torch_compile(collected: list[CompiledFunction], on_compiled=None):
             if disable:
                 return fn
             chosen = backend if (backend == "eager" or callable(backend)) else "eager"
-            compiled = tracer_compile(fn, backend=chosen, fullgraph=fullgraph)
+            compiled = tracer_compile(fn, backend=chosen, fullgraph=fullgraph, dynamic=dynamic)
             collected.append(compiled)
             if on_compiled is not None:
                 on_compiled(compiled)

@@ -124,6 +124,23 @@ def format_prediction(prediction, base_dir: str = "") -> tuple[str, str]:
     return "\n".join(lines), PREDICTION_RECOMPILE
 
 
+def parse_shapes(text: str) -> dict[str, tuple[int, ...]]:
+    """The guard editor's new argument shapes: "x=6x2, y=3" -> {"x": (6, 2), "y": (3,)}; "" -> {}."""
+    shapes = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, dims = part.partition("=")
+        name, dims = name.strip(), dims.strip().strip("()[]").replace(" ", "")
+        if not sep or not name.isidentifier() or not dims:
+            raise ValueError(f"{part!r}: write name=size, e.g. x=6x2")
+        try:
+            shapes[name] = tuple(int(d) for d in dims.replace("*", "x").split("x"))
+        except ValueError:
+            raise ValueError(f"{part!r}: sizes are ints separated by x, e.g. x=6x2") from None
+        if any(d < 0 for d in shapes[name]):
+            raise ValueError(f"{part!r}: a size cannot be negative")
+    return shapes
+
+
 def guard_line(guard) -> str:
     """`KIND: expr  # file:line` — one guard, as the compare panes show it."""
     where = guard.installed_at

@@ -73,7 +73,13 @@ def _guard_row(guard, is_new: bool) -> RowItem:
     tooltip = f"{guard.expr}\ninstalled at {at}" if at is not None else guard.expr
     if guard.installed_by:
         tooltip += f"\nwhile building a {guard.installed_by}"
-    return RowItem(("", guard.kind, guard.expr, _where(guard)), payload=guard, changed=is_new, tooltip=tooltip)
+    for cause in guard.causes:
+        tooltip += f"\nbecause {cause}"
+    row = RowItem(("", guard.kind, guard.expr, _where(guard)), payload=guard, changed=is_new, tooltip=tooltip)
+    for cause in guard.causes:  # a shape guard's provenance: clicking one jumps to its instruction
+        row.add(RowItem(("because", cause.opname or "", cause.why, _where(cause)), payload=cause, dim=True,
+                        tooltip=str(cause)))
+    return row
 
 
 def build_source_items(guards, new_count: int = 0, extra_sources=()) -> list[RowItem]:

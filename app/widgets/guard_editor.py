@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QGroup
                                QTableWidget, QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget)
 
 from .. import theme
-from ..models.guard_editor_model import (GlobalRow, PREDICTION_HIT, PREDICTION_LINES, PREDICTION_NONE, PREDICTION_RECOMPILE, SIDE_LEFT, SIDE_RIGHT, _UNEDITABLE, _bracket_id, _is_simple, diff_lines, entry_text, format_prediction, global_path, guard_line, other_globals, short_repr)  # noqa: F401 (re-exported)
+from ..models.guard_editor_model import (GlobalRow, PREDICTION_HIT, PREDICTION_LINES, PREDICTION_NONE, PREDICTION_RECOMPILE, SIDE_LEFT, SIDE_RIGHT, _UNEDITABLE, _bracket_id, _is_simple, diff_lines, entry_text, format_prediction, global_path, guard_line, other_globals, parse_shapes, short_repr)  # noqa: F401 (re-exported)
 
 # ---- named constants ------------------------------------------------------------------------
 COL_PATH = 0
@@ -133,6 +133,12 @@ class GuardEditor(QWidget):
         self.prediction_view.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.prediction_view.setFixedHeight(self.prediction_view.fontMetrics().lineSpacing() * PREDICTION_LINES + 16)
 
+        self.shapes_edit = QLineEdit()  # what-if with tensors of new shapes: the dynamic-shape question
+        self.shapes_edit.setPlaceholderText("new argument shapes, e.g. x=6x2 (empty: the last call's)")
+        self.shapes_edit.setFont(mono)
+        self.shapes_edit.setToolTip("Predict and call again with fresh tensors of these shapes")
+        self.shapes_edit.editingFinished.connect(self.predict)
+
         self.call_button = QPushButton("Call again")
         self.call_button.setToolTip("Call the function with its last arguments and see what the cache does")
         self.call_button.clicked.connect(self.call_again)
@@ -160,6 +166,7 @@ class GuardEditor(QWidget):
 
         next_box = QGroupBox("Next call")
         next_layout = QVBoxLayout(next_box)
+        next_layout.addWidget(self.shapes_edit)
         next_layout.addWidget(self.prediction_view)
         next_layout.addLayout(actions)
         next_layout.addWidget(self.outcome_view, 1)
@@ -272,7 +279,7 @@ class GuardEditor(QWidget):
             text, kind = "No function selected.", PREDICTION_NONE
         else:
             try:
-                prediction = self._session.predict(self._function)
+                prediction = self._session.predict(self._function, parse_shapes(self.shapes_edit.text()))
             except Exception as error:  # e.g. never called yet, or its arguments no longer bind
                 text, kind = f"cannot predict: {error}", PREDICTION_NONE
             else:
@@ -286,7 +293,7 @@ class GuardEditor(QWidget):
         if self._session is None or self._function is None:
             return None
         try:
-            outcome = self._session.call_again(self._function)
+            outcome = self._session.call_again(self._function, parse_shapes(self.shapes_edit.text()))
         except Exception as error:  # e.g. the function was never called
             self.outcome_view.setPlainText(f"cannot call again: {error}")
             return None
@@ -324,6 +331,11 @@ class GuardEditor(QWidget):
 
     def row(self, path: str) -> GlobalRow | None:
         return next((r for r in self._rows if r.path == path), None)
+
+    def set_shapes(self, text: str) -> str:
+        """Ask the prediction for tensors of new shapes ("x=6x2"); returns the prediction text."""
+        self.shapes_edit.setText(text)
+        return self.predict()
 
     def prediction_text(self) -> str:
         return self.prediction_view.toPlainText()

@@ -228,13 +228,17 @@ class CachePanel(_TreePanel):
                                        tooltip=f"{frame.code.co_filename}:{frame.code.co_firstlineno}"))
                 for entry in frame.cache_entries:
                     detail, error = "", False
+                    if entry.became_dynamic:  # when and why a dimension went dynamic
+                        detail = "; ".join(map(str, entry.became_dynamic))
                     if entry.graph_break is not None:
                         detail, error = f"graph break: {entry.graph_break.reason}", True
                     if entry.eager_reason:
                         detail, error = f"eager: {entry.eager_reason}", True
-                    node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
-                                      str(len(entry.graphs)), detail), payload=(name, entry.compile_id),
-                                     error=error, tooltip=detail or None))
+                    row = node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
+                                            str(len(entry.graphs)), detail), payload=(name, entry.compile_id),
+                                           error=error, tooltip=detail or None))
+                    for text in symbol_lines(entry):
+                        row.add(RowItem(("symbol", "", "", "", text), dim=True, tooltip=text))
                 if frame.compile_events:
                     events = node.add(RowItem(("events", "", "", "", f"{len(frame.compile_events)}"), dim=True))
                     for event in frame.compile_events:
@@ -253,6 +257,14 @@ class CachePanel(_TreePanel):
     def _item_clicked(self, item: RowItem) -> None:
         if isinstance(item.payload, tuple):
             self.sig_entry_selected.emit(*item.payload)
+
+
+def symbol_lines(entry) -> list[str]:
+    """`s77 = L['x'].size()[0], seen 3, range [2, 4]` for each symbol of an entry's trace."""
+    shapes = getattr(entry, "shapes", None)
+    if shapes is None:
+        return []
+    return [f"{s.name} = {s.source}, seen {s.value}, range {s.range}" for s in shapes.symbols()]
 
 
 # ---- 7: graph breaks ------------------------------------------------------------------------------------

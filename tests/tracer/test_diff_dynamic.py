@@ -7,6 +7,7 @@ the recompiles and the outputs with Dynamo's on the same run.
 """
 import torch
 from differential import T, call, case, module_case, parametrize
+from differential_breaks import break_case, parametrize_breaks
 from torch import nn
 
 CASES: list = []
@@ -155,3 +156,27 @@ module_case(CASES, "module_variable_sequence_length", ENCODER, call(T(2, 5, 8)),
             call(T(2, 11, 8)), call(T(2, 5, 8)), compiles="CC..", dynamic=None, same_placeholders=True)
 
 test_dynamic = parametrize(CASES)
+
+
+# ---- a graph break with a symbolic size live across it: the resume function gets it as an int ------------
+BREAK_CASES: list = []
+
+
+@break_case(BREAK_CASES, call(T(3, 2)), call(T(4, 2)), call(T(5, 2)), compiles="CC.", dynamic=None)
+def size_live_across_a_break(x):
+    n = x.shape[0]
+    y = x * n
+    print("between", n)
+    return y + n
+
+
+@break_case(BREAK_CASES, call(T(3, 2)), call(T(4, 2)), compiles="C.", dynamic=True,
+            name="size_live_across_a_break_dynamic_true")
+def size_live_across_a_break_true(x):
+    n = x.shape[0]
+    y = x * n
+    print("between", n)
+    return y + n
+
+
+test_dynamic_breaks = parametrize_breaks(BREAK_CASES)

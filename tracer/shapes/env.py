@@ -159,9 +159,15 @@ class ShapeTracking:
                               f"[{vr.lower}, {vr.upper}]" if vr is not None else "?"))
         return out
 
-    def is_symbolic(self, value) -> bool:
-        from torch.fx.experimental.symbolic_shapes import free_symbols
-        return bool(free_symbols(value))
+    def describe(self) -> dict:
+        """Plain data for reports and the app: the symbols, and why each input dimension is what it is."""
+        return {
+            "symbols": [vars(symbol) for symbol in self.symbols()],
+            "dimensions": {name: [{"dim": dim, "dynamic": choice.dynamic, "why": choice.why}
+                                  for dim, choice in enumerate(choices)]
+                           for name, choices in self.choices.items()},
+            "ints": dict(self.scalars),
+        }
 
     # ---- the end of the trace ----------------------------------------------------------
     def produce_guards(self):
@@ -188,6 +194,18 @@ class ShapeTracking:
                 python_text = python_text.replace(name, expression)
             out.append((guard, python_text, self._guarded_source(guard.python)))
         return out
+
+    def specialisation_causes(self, name: str, before: tuple, after: tuple) -> tuple:
+        """Why dimensions of input `name` that entered symbolic ended static (range(n), a `==` branch...)."""
+        causes = []
+        for dim, (was, now) in enumerate(zip(before, after)):
+            symbol = self.env.source_to_var.get(f"{name}.size()[{dim}]")
+            sloc = self.env.replacements_slocs.get(symbol) if was is None and now is not None else None
+            cause = self.log.cause_of(sloc) if sloc is not None else None
+            if cause is not None:
+                causes.append(ShapeCause(f"{name}.size()[{dim}] specialised to {now}: {cause.why}",
+                                         cause.installed_at, cause.opname, cause.tracker))
+        return tuple(causes)
 
     def _guarded_source(self, text: str) -> Source | None:
         """The input a guard is shown under: the first one it mentions."""

@@ -45,10 +45,10 @@ def unbound_symbols(fake: torch.Tensor, bound: dict):
 
 
 def binds_symbol(node: torch.fx.Node) -> bool:
-    """A placeholder whose value is one plain symbol (a size's `s77`, an int argument's)."""
+    """A placeholder whose value is still one plain symbol (a size's `s77`, an int argument's)."""
     import sympy
     example = node.meta.get("example_value")
-    return node.op == "placeholder" and isinstance(example, torch.SymInt) and isinstance(example.node._expr,
+    return node.op == "placeholder" and isinstance(example, torch.SymInt) and isinstance(example.node.expr,
                                                                                         sympy.Symbol)
 
 

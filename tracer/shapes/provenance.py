@@ -152,19 +152,29 @@ def _issued_causes(log, py, text, pending):
 
 
 def _equality_causes(env, log, py, text, symbol_sources):
-    left = py.split(" == ", 1)[0]
+    """`A == B` between two inputs' sizes: duck sizing, a replacement the trace made, or a stride
+    that follows the sizes."""
+    left, _, right = py.partition(" == ")
+    base = _tensor_of(left)
+    wrapped = log.wrapped_at.get(base)
     if "duck sizing added this equality" in text:
-        base = _tensor_of(left)
-        cause = log.wrapped_at.get(base)
         value = re.search(r"had the same size (\S+)", text)
-        why = f"duck sizing: {left} had the same size{(' ' + value.group(1)) if value else ''} as " \
-              f"{py.split(' == ', 1)[1] if ' == ' in py else 'another size'} when {base} entered the trace"
-        return [ShapeCause(why, cause.installed_at if cause else None, cause.opname if cause else None,
-                           "TensorVariable")]
-    for sloc in env.replacements_slocs.values():
-        if text == f"{py}  # {sloc}":
-            return _unique([log.cause_of(sloc)])
+        why = f"duck sizing: {left} had the same size{(' ' + value.group(1)) if value else ''} as {right} " \
+              f"when {base} entered the trace"
+        return [_at_wrap(why, wrapped)]
+    symbols = [env.source_to_var.get(name) for name in (left, right)]
+    causes = [log.cause_of(env.replacements_slocs[s]) for s in symbols if s in env.replacements_slocs]
+    if causes:
+        return _unique(causes)
+    if ".stride()[" in left:
+        return [_at_wrap(f"{left} follows the sizes of {base}: its strides are inferred from them", wrapped)]
     return None
+
+
+def _at_wrap(why: str, wrapped: ShapeCause | None) -> ShapeCause:
+    """A cause located where an input entered the trace."""
+    return ShapeCause(why, wrapped.installed_at if wrapped else None, wrapped.opname if wrapped else None,
+                      "TensorVariable")
 
 
 def _tensor_of(size_source: str) -> str:

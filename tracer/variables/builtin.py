@@ -236,7 +236,8 @@ class BuiltinVariable(VariableTracker):
             raise
 
     def call_range(self, tx, *args):
-        return RangeVariable(range(*[a.as_python_constant() for a in args]))
+        return RangeVariable(range(*[a.specialize(f"range() needs a plain int, not {a.expr()}", tx)
+                                     if isinstance(a, SymNodeVariable) else a.as_python_constant() for a in args]))
 
     def call_slice(self, tx, *args):
         parts = list(args) + [ConstantVariable(None)] * (3 - len(args))
