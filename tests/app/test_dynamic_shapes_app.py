@@ -5,16 +5,16 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import textwrap  # noqa: E402
+import textwrap
 
-import pytest  # noqa: E402
+import pytest
 
-import tracer  # noqa: E402
-from app.models.guard_editor_model import parse_shapes  # noqa: E402
-from app.models.tracker_tree import COL_VALUE, build_locals_items  # noqa: E402
-from app.widgets.guard_editor import PREDICTION_HIT, PREDICTION_RECOMPILE, GuardEditor  # noqa: E402
-from app.widgets.panels import CachePanel, SourceTreePanel  # noqa: E402
-from tracer.debug import Session  # noqa: E402
+import tracer
+from app.models.guard_editor_model import parse_shapes
+from app.models.tracker_tree import COL_VALUE, build_locals_items
+from app.widgets.guard_editor import PREDICTION_HIT, PREDICTION_RECOMPILE, GuardEditor
+from app.widgets.panels import CachePanel, SourceTreePanel
+from tracer.debug import Session
 
 SCRIPT = textwrap.dedent("""
     import torch
