@@ -14,6 +14,7 @@ import types
 import bytecode as bc
 
 from .bytecode import DecodedCode, JUMP_OPNAMES
+from .code_check import check_code
 
 _TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE"})
@@ -176,7 +177,7 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     resumed.argnames = stack_names + list(live)
     resumed.argcount = len(resumed.argnames)
     resumed.flags = program.flags & ~(0x04 | 0x08 | 0x20)
-    return resumed.to_code()
+    return check_code(resumed.to_code())
 
 
 def setup_instructions(code: types.CodeType) -> int:
