@@ -155,6 +155,12 @@ class InstructionTranslator(ExceptionOpcodes):
     def pop(self) -> VariableTracker:
         return self.stack.pop()
 
+    def display_at(self, depth: int) -> VariableTracker:
+        """The list, set or dict a display (`[1, *xs]`, `{**d, 'k': v}`) is building, `depth` slots
+        down.  After a graph break inside the display it is an argument of the resume function:
+        a lazy tracker, realized here."""
+        return self.stack[-depth].realize()
+
     def popn(self, n: int) -> list[VariableTracker]:
         if n == 0:
             return []
@@ -428,12 +434,12 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def SET_ADD(self, inst):
         value = self.pop()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = SetVariable(_unique(target.items + (value,)), mutation_id=target.mutation_id)
 
     def SET_UPDATE(self, inst):
         seq = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = SetVariable(_unique(target.items + tuple(seq.unpack_var_sequence(self))),
                                             mutation_id=target.mutation_id)
 
@@ -463,23 +469,23 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def LIST_APPEND(self, inst):
         value = self.pop()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = ListVariable(target.items + (value,), mutation_id=target.mutation_id)
 
     def LIST_EXTEND(self, inst):
         seq = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         if not seq.has_unpack_var_sequence(self):
             raise Unsupported(f"extending a list with {seq.describe()}")
         self.stack[-inst.arg] = ListVariable(target.items + tuple(seq.unpack_var_sequence(self)),
                                              mutation_id=target.mutation_id)
 
     def LIST_TO_TUPLE(self, inst):
-        self.push(TupleVariable(tuple(self.pop().items)))
+        self.push(TupleVariable(tuple(self.pop().realize().items)))
 
     def DICT_MERGE(self, inst):
         update = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         if not isinstance(update, ConstDictVariable):
             raise Unsupported(f"**-unpacking {update.describe()}")
         if isinstance(update, ConstDictVariable) and update.source is not None:
@@ -491,7 +497,7 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def MAP_ADD(self, inst):
         value, key = self.pop(), self.pop()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = ConstDictVariable({**target.entries, key.as_python_constant(): value},
                                                   mutation_id=target.mutation_id)
 
