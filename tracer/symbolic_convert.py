@@ -482,9 +482,7 @@ class InstructionTranslator(ExceptionOpcodes):
         target = self.stack[-inst.arg]
         if not isinstance(update, ConstDictVariable):
             raise Unsupported(f"**-unpacking {update.describe()}")
-        if isinstance(update, ConstDictVariable) and update.source is not None:
-            update.guard_keys(self)
-        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.entries},
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.read_entries()},
                                                   mutation_id=target.mutation_id)
 
     DICT_UPDATE = DICT_MERGE
@@ -543,7 +541,7 @@ class InstructionTranslator(ExceptionOpcodes):
             raise Unsupported(f"*-unpacking {args_var.describe()}")
         if not isinstance(kwargs_var, ConstDictVariable):
             raise Unsupported(f"**-unpacking {kwargs_var.describe()}")
-        kwargs = {str(k): v for k, v in kwargs_var.entries.items()}
+        kwargs = {str(k): v for k, v in kwargs_var.read_entries().items()}
         self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
 
     def RETURN_VALUE(self, inst):
