@@ -76,7 +76,7 @@ def ordered_dict_of_an_argument(x, d):
 @case(CASES, *global_calls(), compiles="C.CC")
 def copy_of_a_global_iterated(x):
     for k, v in TABLE.copy().items():
-        x = x + v
+        x = x + v * len(k)
     return x
 
 

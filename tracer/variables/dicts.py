@@ -9,8 +9,8 @@ so the key set is guarded where the copy reads it.
 from __future__ import annotations
 
 import collections
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
@@ -83,7 +83,7 @@ class ConstDictVariable(VariableTracker):
         self.guard_keys()
         return self.entries
 
-    def copied(self, **changes) -> "ConstDictVariable":
+    def copied(self, **changes) -> ConstDictVariable:
         """A new dict of the trace with the same entries: it has no source, so the keys are guarded here."""
         self.guard_keys()
         return replace(self, entries=dict(self.entries), mutation_id=new_mutation_id(), source=None,
