@@ -488,9 +488,7 @@ class InstructionTranslator(ExceptionOpcodes):
         target = self.display_at(inst.arg)
         if not isinstance(update, ConstDictVariable):
             raise Unsupported(f"**-unpacking {update.describe()}")
-        if isinstance(update, ConstDictVariable) and update.source is not None:
-            update.guard_keys(self)
-        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.entries},
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.read_entries()},
                                                   mutation_id=target.mutation_id)
 
     DICT_UPDATE = DICT_MERGE
@@ -549,7 +547,7 @@ class InstructionTranslator(ExceptionOpcodes):
             raise Unsupported(f"*-unpacking {args_var.describe()}")
         if not isinstance(kwargs_var, ConstDictVariable):
             raise Unsupported(f"**-unpacking {kwargs_var.describe()}")
-        kwargs = {str(k): v for k, v in kwargs_var.entries.items()}
+        kwargs = {str(k): v for k, v in kwargs_var.read_entries().items()}
         self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
 
     def RETURN_VALUE(self, inst):

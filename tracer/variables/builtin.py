@@ -253,7 +253,7 @@ class BuiltinVariable(VariableTracker):
         entries = {}
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
-                entries.update(obj.entries)
+                entries.update(obj.read_entries())
             else:
                 for pair in self._sequence(tx, obj):
                     key, value = pair.realize().unpack_var_sequence(tx)

@@ -145,7 +145,7 @@ def call_counter(tx, iterable=None, **kwargs):
     if iterable is not None:
         iterable = iterable.realize()
         if isinstance(iterable, ConstDictVariable):
-            entries = dict(iterable.entries)
+            entries = dict(iterable.read_entries())
         else:
             for item in items_of(tx, iterable):
                 key = _key(item)
