@@ -27,10 +27,12 @@ from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable,
                               SliceVariable, TupleVariable, tuple_fields)
-from .variables.misc import (GetAttrVariable, PythonModuleVariable, SkippedFunctionVariable,
-                             UserDefinedClassVariable, UserDefinedObjectVariable)
+from .variables.misc import (GetAttrVariable, MethodDescriptorVariable, PythonModuleVariable,
+                             SkippedFunctionVariable, UserDefinedClassVariable, UserDefinedObjectVariable,
+                             is_modelled_method_descriptor)
 from .variables.nn_module import NNModuleVariable
-from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
+from .variables.partial import FunctoolsPartialVariable
+from .variables.user_functions import UserFunctionVariable
 
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
@@ -133,7 +135,8 @@ def _build_from_source(tx, value, source: Source):
         func = build(tx, value.func, AttrSource(source, "func"))
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
         keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().entries
-        return FunctoolsPartialVariable(func, tuple(args), dict(keywords), source=source)
+        return FunctoolsPartialVariable(func, tuple(args), dict(keywords), flattens=not vars(value),
+                                        source=source)
     if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):
         # `LOG.append` handed over as a value (on a resume function's stack): a method of a container
         # we model; the bound method is a new object per read, so its owner and name are guarded
@@ -141,6 +144,13 @@ def _build_from_source(tx, value, source: Source):
         guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
         owner = build_from_source(tx, value.__self__, AttrSource(source, "__self__"))
         return GetAttrVariable(owner, value.__name__, source=source)
+    if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, type):
+        # `itertools.chain.from_iterable`, `dict.fromkeys`: a classmethod of a C type is bound afresh on
+        # every read, so its identity is no guard; its class and name are
+        guard(source, "TYPE_MATCH", type(value))
+        guard(AttrSource(source, "__self__"), "ID_MATCH", value.__self__)
+        guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
+        return build_sourceless(tx, value).with_source(source)
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":
@@ -158,6 +168,9 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(value, type):
         guard(source, "ID_MATCH", value)
         return UserDefinedClassVariable(value, source=source)
+    if is_modelled_method_descriptor(value):
+        guard(source, "ID_MATCH", value)
+        return MethodDescriptorVariable(value, source=source)
     if isinstance(value, _C_CALLABLES):
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
@@ -221,6 +234,8 @@ def build_sourceless(tx, value):
             return BuiltinVariable(value)
         if rule == "user":
             return UserFunctionVariable(value)
+        if is_modelled_method_descriptor(value):
+            return MethodDescriptorVariable(value)
         if isinstance(value, _C_CALLABLES):
             return SkippedFunctionVariable(value)
     return UserDefinedObjectVariable(value)

@@ -29,7 +29,8 @@ from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
 from .variables.tensor import TensorVariable
-from .variables.user_functions import (FunctoolsPartialVariable, NestedUserFunctionVariable,
+from .variables.partial import FunctoolsPartialVariable
+from .variables.user_functions import (NestedUserFunctionVariable,
                                        UserFunctionVariable, UserMethodVariable)
 
 GRAPH_OUT = "___graph_out"

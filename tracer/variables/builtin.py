@@ -100,8 +100,8 @@ class BuiltinVariable(VariableTracker):
 
     def _handler(self, name: str):
         """The call_<name> method that models this builtin, if any."""
-        if self.fn == dict.fromkeys:  # a bound classmethod: a fresh object on every attribute read
-            return self.call_dict_fromkeys
+        if name == "fromkeys" and isinstance(getattr(self.fn, "__self__", None), type):
+            return self.call_dict_fromkeys  # a bound classmethod of dict (or a collections dict)
         if getattr(builtins, name, None) is self.fn or getattr(operator, name, None) is self.fn:
             return getattr(self, f"call_{name}", None)
         return None
@@ -265,7 +265,8 @@ class BuiltinVariable(VariableTracker):
         """dict.fromkeys(keys, value): every key maps to the one `value` tracker (shared, like Python)."""
         from .dicts import _key
         value = value if value is not None else ConstantVariable(None)
-        return ConstDictVariable({_key(k.realize()): value for k in self._sequence(tx, keys)})
+        entries = {_key(k.realize()): value for k in self._sequence(tx, keys)}
+        return ConstDictVariable(entries, dict_cls=self.fn.__self__)  # defaultdict's: no default_factory
 
     def call_set(self, tx, obj=None):
         from .lists import SetVariable, _unique
@@ -384,7 +385,12 @@ class BuiltinVariable(VariableTracker):
             return ConstantVariable(True)
         if isinstance(obj, (TensorVariable, ConstantVariable, BaseListVariable, ConstDictVariable)):
             return ConstantVariable(False)
-        return None
+        try:
+            cls = obj.python_type()
+        except Unsupported:
+            return None
+        # callable() asks the type, never the instance (an instance __call__ does not count)
+        return ConstantVariable(any("__call__" in vars(klass) for klass in cls.__mro__))
 
     def call_print(self, tx, *args, **kwargs):
         raise Unsupported("print() has a side effect outside the graph")

@@ -19,6 +19,7 @@ from .constant import ConstantVariable
 from .dicts import ConstDictVariable, _key
 from .generator import GeneratorVariable
 from .lists import ListIteratorVariable, TupleVariable, items_of
+from .partial import partial_of
 
 
 def _iter(tx, obj):
@@ -160,7 +161,7 @@ HANDLERS = {
     itertools.chain: call_chain, itertools.chain.from_iterable: call_chain_from_iterable,
     itertools.product: call_product, itertools.accumulate: call_accumulate,
     collections.defaultdict: call_defaultdict, collections.OrderedDict: call_ordered_dict,
-    collections.Counter: call_counter,
+    collections.Counter: call_counter, functools.partial: partial_of,
 }
 
 

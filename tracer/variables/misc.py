@@ -1,7 +1,6 @@
 """Modules, user objects and classes, bound attributes and the NULL marker."""
 from __future__ import annotations
 
-import functools
 import inspect
 import types
 
@@ -69,6 +68,46 @@ class SkippedFunctionVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"skipped {getattr(self.value, '__qualname__', self.value)}"
+
+
+# Classes whose methods the trackers model: `Cls.method(obj, ...)` is `obj.method(...)`.
+METHOD_OWNERS = (torch._C.TensorBase, list, dict, set, tuple, str, int, float)
+
+
+def is_modelled_method_descriptor(value) -> bool:
+    """`torch.Tensor.add_`, `dict.get`, `str.join`: a C method read from a class we model."""
+    return isinstance(value, (types.MethodDescriptorType, types.WrapperDescriptorType)) \
+        and getattr(value, "__objclass__", None) in METHOD_OWNERS
+
+
+@dataclass(frozen=True, eq=False)
+class MethodDescriptorVariable(VariableTracker):
+    """An unbound C method (`torch.Tensor.add_`, `getattr(torch.Tensor, name)`): calling it with an
+    instance first is that instance's method call, as Dynamo records it."""
+
+    value: object = None
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self):
+        return self.value
+
+    def call_function(self, tx, args, kwargs):
+        owner, name = self.value.__objclass__, self.value.__name__
+        if not args:
+            raise Unsupported(f"TypeError: unbound method {owner.__name__}.{name}() needs an argument")
+        obj = args[0].realize()
+        try:
+            is_instance = issubclass(obj.python_type(), owner)
+        except Unsupported:
+            is_instance = False
+        if not is_instance:
+            raise Unsupported(f"{owner.__name__}.{name}() called on {obj.describe()}")
+        return obj.call_method(tx, name, list(args[1:]), kwargs)
+
+    def short_repr(self) -> str:
+        return f"method {self.value.__objclass__.__name__}.{self.value.__name__}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,9 +182,6 @@ class UserDefinedClassVariable(VariableTracker):
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
             return context
-        if self.value is functools.partial:
-            from .user_functions import FunctoolsPartialVariable
-            return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))
         return construct_user_object(tx, self, args, kwargs)
 
     def store_attr(self, tx, name, value):
