@@ -9,6 +9,7 @@ Values with a source enter lazily: the guards go in when the trace uses them.
 """
 from __future__ import annotations
 
+import collections
 import enum
 import functools
 import types
@@ -25,8 +26,8 @@ from .variables.ctx_manager import (DECORATOR_CLASSES, GRAD_MODE_DECORATOR_CODE,
                                     GradModeVariable, ResumedGradMode)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
-from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable,
-                              SliceVariable, TupleVariable, tuple_fields)
+from .variables.lists import (DequeVariable, ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable,
+                              SetVariable, SliceVariable, TupleVariable, tuple_fields)
 from .variables.misc import (GetAttrVariable, MethodDescriptorVariable, PythonModuleVariable,
                              SkippedFunctionVariable, UserDefinedClassVariable, UserDefinedObjectVariable,
                              is_modelled_method_descriptor)
@@ -84,16 +85,20 @@ def _build_from_source(tx, value, source: Source):
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
-    if type(value) in (list, dict, set) or type(value) in _SEQUENCE_ITERATORS:
+    if type(value) in (list, dict, set, collections.deque) or type(value) in _SEQUENCE_ITERATORS:
         known = tx.output.side_effects.tracked_container(value)
         if known is not None:  # the same list reached again: its current version, mutations included
             return known
-    if type(value) in (list, tuple):
+    if type(value) in (list, tuple, collections.deque):
         guard(source, "TYPE_MATCH", type(value))
         guard(source, "LENGTH_CHECK", len(value))
         items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
         if type(value) is tuple:
             return TupleVariable(items, source=source)
+        if type(value) is collections.deque:
+            guard(AttrSource(source, "maxlen"), "NONE_MATCH" if value.maxlen is None else "EQUALS_MATCH", value.maxlen)
+            return tx.output.side_effects.track_container(value, DequeVariable(items, maxlen=value.maxlen,
+                                                                               source=source))
         return tx.output.side_effects.track_container(value, ListVariable(items, source=source))
     if isinstance(value, tuple) and tuple_fields(type(value)):
         guard(source, "TYPE_MATCH", type(value))
@@ -210,8 +215,10 @@ def build_sourceless(tx, value):
         return SetVariable(tuple(build_sourceless(tx, v) for v in value))
     if type(value) is list:
         return ListVariable(tuple(build_sourceless(tx, v) for v in value))
-    if type(value) is dict:
-        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()})
+    if type(value) is collections.deque:
+        return DequeVariable(tuple(build_sourceless(tx, v) for v in value), maxlen=value.maxlen)
+    if type(value) in (dict, collections.OrderedDict, collections.Counter):  # a folded Counter sum, ...
+        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()}, dict_cls=type(value))
     if type(value) is range:
         return RangeVariable(value)
     if type(value) is slice:

@@ -10,6 +10,7 @@ resume function.  Code objects are assembled with the `bytecode` package.
 """
 from __future__ import annotations
 
+import collections
 import inspect
 import types
 
@@ -60,7 +61,11 @@ def _new_object(cls, names, *values):
 
 
 def _replace_list(target, items):
-    target[:] = items
+    if type(target) is list:
+        target[:] = items
+    else:  # a deque: no slice assignment
+        target.clear()
+        target.extend(items)
 
 
 def _refill(target, items):
@@ -243,6 +248,10 @@ class PyCodegen:
             for item in var.items:
                 self.reconstruct(item)
             self.emit("BUILD_SET", len(var.items))
+            return
+        if cls is collections.deque:
+            self.call(collections.deque,
+                      lambda: (self._sequence(TupleVariable(var.items)), self.load_const(var.maxlen)), 2)
             return
         if cls not in (list, tuple):
             self.call(make_named_tuple, lambda: (self.load_const(cls), self._sequence(TupleVariable(var.items))), 2)

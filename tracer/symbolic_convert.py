@@ -456,6 +456,9 @@ class InstructionTranslator(ExceptionOpcodes):
     def FORMAT_VALUE(self, inst):
         spec = self.pop().as_python_constant() if inst.arg & 0x04 else ""
         value = self.pop().realize()
+        if not value.is_python_constant() and not spec and _formats_as_text(value, inst.arg & 0x03):
+            # f"{obj}" / f"{obj!r}" of a user object: its __str__ / __repr__, traced
+            value = BuiltinVariable(repr if inst.arg & 0x03 == 2 else str).call_function(self, [value], {})
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
         raw = value.as_python_constant()
@@ -611,6 +614,17 @@ class InstructionTranslator(ExceptionOpcodes):
         item, advanced = step
         self.stack[-1] = advanced
         self.push(item)
+
+
+def _formats_as_text(value: VariableTracker, conversion: int) -> bool:
+    """Whether f"{value}" (conversion 0, no spec) is str(value), as object.__format__ makes it; !s and !r
+    always are str() and repr()."""
+    if conversion in (1, 2):
+        return True
+    try:
+        return conversion == 0 and value.python_type().__format__ is object.__format__
+    except Unsupported:
+        return False
 
 
 def _dispatch_table(cls=None) -> dict:

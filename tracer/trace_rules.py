@@ -16,6 +16,7 @@ import builtins
 import collections
 import functools
 import itertools
+import sys
 import types
 
 # Parts of torch that are Python machinery, not operators.
@@ -39,9 +40,9 @@ def is_torch_module(module: types.ModuleType) -> bool:
 
 
 def _is_builtin_class_method(value) -> bool:
-    """`dict.fromkeys` (and OrderedDict's, defaultdict's), `itertools.chain.from_iterable`: classmethods of builtin types that build
-    containers, and `functools.reduce`; modelled like builtins."""
-    if value is functools.reduce:
+    """`dict.fromkeys` (OrderedDict's, defaultdict's), `itertools.chain.from_iterable`: classmethods of
+    builtin types that build containers, and `functools.reduce`, `sys.intern`; modelled like builtins."""
+    if value is functools.reduce or value is sys.intern:
         return True
     owner, name = getattr(value, "__self__", None), getattr(value, "__name__", None)
     return (owner in _DICT_CLASSES and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")

@@ -78,7 +78,7 @@ class ConstDictVariable(VariableTracker):
         return [ConstantVariable(k) for k in self.entries]
 
     def var_getattr(self, tx, name):
-        if callable(getattr(dict, name, None)):
+        if callable(getattr(self.dict_cls, name, None)):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
@@ -103,6 +103,10 @@ class ConstDictVariable(VariableTracker):
     def call_method(self, tx, name, args, kwargs):
         if name == "__getitem__":
             return self.getitem(tx, args[0])
+        if self.dict_cls is collections.Counter:
+            from .functional import COUNTER_METHODS, counter_method
+            if name in COUNTER_METHODS:
+                return counter_method(tx, self, name, args, kwargs)
         if name == "get":
             key = _key(args[0])
             if key in self.entries:
@@ -128,8 +132,9 @@ class ConstDictVariable(VariableTracker):
             entries[_key(args[0])] = args[1]
         elif name == "update":
             other = args[0].realize() if args else ConstDictVariable({})
-            if not isinstance(other, ConstDictVariable):
-                raise Unsupported(f"dict.update() with {other.describe()}")
+            if not isinstance(other, ConstDictVariable):  # an iterable of (key, value) pairs
+                from .builtin import BuiltinVariable
+                other = BuiltinVariable(dict).call_function(tx, [other], {})
             entries.update(other.entries)
             entries.update(kwargs)
         elif name == "pop":

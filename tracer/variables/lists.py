@@ -1,6 +1,7 @@
 """Sequences: lists, tuples, ranges, slices and the iterators the tracer unrolls."""
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -258,6 +259,63 @@ class ListVariable(BaseListVariable):
         return ConstantVariable(None)
 
 
+@dataclass(frozen=True, eq=False)
+class DequeVariable(ListVariable):
+    """A collections.deque: a list whose ends both grow, trimmed to `maxlen` as it grows."""
+
+    maxlen: int | None = None
+
+    def python_type(self) -> type:
+        return collections.deque
+
+    def as_python_constant(self):
+        return collections.deque((item.as_python_constant() for item in self.items), self.maxlen)
+
+    def with_items(self, items, source=None):
+        return DequeVariable(tuple(items), maxlen=self.maxlen, source=source)
+
+    def var_getattr(self, tx, name):
+        if name == "maxlen":
+            return ConstantVariable(self.maxlen)
+        return super().var_getattr(tx, name)
+
+    def _trimmed(self, items: list, keep_right: bool) -> list:
+        if self.maxlen is None or len(items) <= self.maxlen:
+            return items
+        return items[len(items) - self.maxlen:] if keep_right else items[:self.maxlen]
+
+    def call_method(self, tx, name, args, kwargs):
+        items = list(self.items)
+        if name in ("append", "extend"):
+            added = [args[0]] if name == "append" else items_of(tx, args[0])
+            self.mutated(tx, self._trimmed(items + list(added), keep_right=True))
+            return ConstantVariable(None)
+        if name in ("appendleft", "extendleft"):
+            added = [args[0]] if name == "appendleft" else items_of(tx, args[0])
+            self.mutated(tx, self._trimmed(list(reversed(added)) + items, keep_right=False))
+            return ConstantVariable(None)
+        if name in ("pop", "popleft"):
+            if not items:
+                raise observed(IndexError(f"{name} from an empty deque"))
+            result = items.pop() if name == "pop" else items.pop(0)
+            self.mutated(tx, items)
+            return result
+        if name == "rotate":
+            steps = args[0].as_python_constant() if args else 1
+            if items:
+                steps %= len(items)
+                self.mutated(tx, items[len(items) - steps:] + items[:len(items) - steps])
+            return ConstantVariable(None)
+        if name == "copy":
+            return DequeVariable(self.items, maxlen=self.maxlen)
+        if name == "insert" and self.maxlen is not None and len(items) >= self.maxlen:
+            raise observed(IndexError("deque already at its maximum size"))
+        return super().call_method(tx, name, args, kwargs)
+
+    def short_repr(self) -> str:
+        return f"deque({super().short_repr()}, maxlen={self.maxlen})"
+
+
 def _index_of(items: list, wanted: VariableTracker) -> int:
     """list.index for trackers: the same tracker, or an equal constant (list.remove's test)."""
     for i, item in enumerate(items):
@@ -342,6 +400,11 @@ class SliceVariable(VariableTracker):
 
     def as_proxy(self):
         return slice(*(p.as_proxy() for p in self.parts()))
+
+    def var_getattr(self, tx, name):
+        if name in ("start", "stop", "step"):
+            return getattr(self, name)
+        return super().var_getattr(tx, name)
 
     def short_repr(self) -> str:
         return ":".join("" if p.is_python_constant() and p.as_python_constant() is None else p.short_repr()

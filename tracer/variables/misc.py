@@ -176,6 +176,8 @@ class UserDefinedClassVariable(VariableTracker):
         from .functional import handler_for
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
+        if self.value in FOLDED_CLASSES and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+            return _fold_construction(tx, self.value, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
         from .ctx_manager import construct_context
@@ -195,6 +197,18 @@ class UserDefinedClassVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"class {self.value.__qualname__}"
+
+
+# Classes whose instances are constants: made at trace time from constant arguments.
+FOLDED_CLASSES = frozenset({torch.device})
+
+
+def _fold_construction(tx, cls, args, kwargs):
+    try:
+        value = cls(*[a.as_python_constant() for a in args], **{k: v.as_python_constant() for k, v in kwargs.items()})
+    except Exception as error:
+        raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error} at trace time") from error
+    return ConstantVariable(value)
 
 
 def recorded_class_attr(tx, cls: type, name: str):
