@@ -25,7 +25,7 @@ from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.nn_module import NNModuleVariable, hooks_of
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
-                              SliceVariable, TupleVariable, make_named_tuple)
+                              SliceVariable, TupleVariable, key_tracker, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
@@ -262,7 +262,7 @@ class PyCodegen:
 
     def _dict(self, entries: dict) -> None:
         for key, value in entries.items():
-            self.load_const(key)
+            self.reconstruct(key_tracker(key))  # a constant, or a tensor key
             self.reconstruct(value)
         self.emit("BUILD_MAP", len(entries))
 

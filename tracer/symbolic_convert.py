@@ -26,7 +26,7 @@ from .variables.dicts import ConstDictVariable
 from .variables.exceptions import ExceptionVariable, is_exception_class
 from .variables.generator import GeneratorVariable
 from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, SliceVariable, TupleVariable,
-                              _unique)
+                              hash_key, unique_items)
 from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable, UserDefinedClassVariable
 from .variables.tensor import TensorVariable
@@ -425,17 +425,17 @@ class InstructionTranslator(ExceptionOpcodes):
         self.push(ListVariable(tuple(self.popn(inst.arg))))
 
     def BUILD_SET(self, inst):
-        self.push(SetVariable(_unique(self.popn(inst.arg))))
+        self.push(SetVariable(unique_items(self.popn(inst.arg))))
 
     def SET_ADD(self, inst):
         value = self.pop()
         target = self.stack[-inst.arg]
-        self.stack[-inst.arg] = SetVariable(_unique(target.items + (value,)), mutation_id=target.mutation_id)
+        self.stack[-inst.arg] = SetVariable(unique_items(target.items + (value,)), mutation_id=target.mutation_id)
 
     def SET_UPDATE(self, inst):
         seq = self.pop().realize()
         target = self.stack[-inst.arg]
-        self.stack[-inst.arg] = SetVariable(_unique(target.items + tuple(seq.unpack_var_sequence(self))),
+        self.stack[-inst.arg] = SetVariable(unique_items(target.items + tuple(seq.unpack_var_sequence(self))),
                                             mutation_id=target.mutation_id)
 
     def BUILD_MAP(self, inst):
@@ -496,7 +496,7 @@ class InstructionTranslator(ExceptionOpcodes):
     def MAP_ADD(self, inst):
         value, key = self.pop(), self.pop()
         target = self.stack[-inst.arg]
-        self.stack[-inst.arg] = ConstDictVariable({**target.entries, key.as_python_constant(): value},
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, hash_key(key): value},
                                                   mutation_id=target.mutation_id)
 
     def UNPACK_SEQUENCE(self, inst):

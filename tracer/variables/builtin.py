@@ -273,8 +273,8 @@ class BuiltinVariable(VariableTracker):
         return ConstDictVariable(entries, dict_cls=self.fn.__self__)  # defaultdict's: no default_factory
 
     def call_set(self, tx, obj=None):
-        from .lists import SetVariable, _unique
-        return SetVariable(_unique(self._sequence(tx, obj)) if obj is not None else ())
+        from .lists import SetVariable, unique_items
+        return SetVariable(unique_items(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_iter(self, tx, obj):
         if isinstance(obj, (ListIteratorVariable, GeneratorVariable)):  # an iterator is its own iter()

@@ -12,19 +12,12 @@ from dataclasses import dataclass, field, replace
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
-from .lists import ListIteratorVariable, TupleVariable
+from .lists import ListIteratorVariable, TensorKey, TupleVariable, hash_key, key_tracker
 
 
 def _key(v: VariableTracker):
-    v = v.realize()
-    if not v.is_python_constant():
-        raise Unsupported(f"dict key {v.describe()} is not a constant")
-    key = v.as_python_constant()
-    try:
-        hash(key)
-    except TypeError as error:
-        raise Unsupported(f"unhashable dict key {key!r}") from error
-    return key
+    """A dict key: a constant, or a tensor by identity (TensorKey)."""
+    return hash_key(v)
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +31,8 @@ class ConstDictVariable(VariableTracker):
         return self.dict_cls
 
     def as_python_constant(self):
+        if any(isinstance(k, TensorKey) for k in self.entries):
+            raise Unsupported("a dict with tensor keys is not a Python constant")
         plain = {k: v.as_python_constant() for k, v in self.entries.items()}
         if self.dict_cls is dict:
             return plain
@@ -75,7 +70,7 @@ class ConstDictVariable(VariableTracker):
 
     def unpack_var_sequence(self, tx):
         self.guard_keys(tx)
-        return [ConstantVariable(k) for k in self.entries]
+        return [key_tracker(k) for k in self.entries]
 
     def var_getattr(self, tx, name):
         if callable(getattr(self.dict_cls, name, None)):
@@ -176,10 +171,10 @@ class DictViewVariable(VariableTracker):
     def _items(self):
         entries = self.dict_var.entries
         if self.view == "keys":
-            return [ConstantVariable(k) for k in entries]
+            return [key_tracker(k) for k in entries]
         if self.view == "values":
             return list(entries.values())
-        return [TupleVariable((ConstantVariable(k), v)) for k, v in entries.items()]
+        return [TupleVariable((key_tracker(k), v)) for k, v in entries.items()]
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return True

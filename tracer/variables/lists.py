@@ -146,9 +146,48 @@ class NamedTupleVariable(TupleVariable):
         return f"{self.tuple_cls.__name__}{super().short_repr()}"
 
 
+class TensorKey:
+    """A tensor as a set item or dict key: hashed and compared by identity, as torch.Tensor is."""
+
+    __slots__ = ("tracker",)
+
+    def __init__(self, tracker):
+        self.tracker = tracker
+
+    def __hash__(self) -> int:
+        return id(self.tracker.example)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TensorKey) and other.tracker.example is self.tracker.example
+
+    def __repr__(self) -> str:
+        return f"<tensor {self.tracker.short_repr()}>"
+
+
+def hash_key(item: VariableTracker):
+    """What a set or a dict tells an item apart by: a constant's value, a tensor's identity."""
+    from .tensor import TensorVariable
+    item = item.realize()
+    if isinstance(item, TensorVariable):
+        return TensorKey(item)
+    if not item.is_python_constant():
+        raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
+    value = item.as_python_constant()
+    try:
+        hash(value)
+    except TypeError as error:
+        raise observed(error, f"TypeError: unhashable type: {type(value).__name__!r}") from error
+    return value
+
+
+def key_tracker(key) -> VariableTracker:
+    """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding)."""
+    return key.tracker if isinstance(key, TensorKey) else ConstantVariable(key)
+
+
 @dataclass(frozen=True, eq=False)
 class SetVariable(BaseListVariable):
-    """A set of constants (what tensor code builds sets of: keys, indices, names)."""
+    """A set of constants and tensors (what tensor code builds sets of: keys, indices, names, params)."""
 
     mutation_id: int = field(default_factory=new_mutation_id)
 
@@ -159,9 +198,16 @@ class SetVariable(BaseListVariable):
         return {item.as_python_constant() for item in self.items}
 
     def with_items(self, items, source=None):
-        return SetVariable(_unique(items), source=source)
+        return SetVariable(unique_items(items), source=source)
+
+    def keys(self) -> list:
+        return [hash_key(item) for item in self.items]
 
     def call_method(self, tx, name, args, kwargs):
+        if name == "__contains__":
+            return ConstantVariable(hash_key(args[0]) in self.keys())
+        if name == "__len__":
+            return ConstantVariable(len(self.items))
         if name in ("add", "update", "discard", "remove", "clear"):
             items = list(self.items)
             if name == "add":
@@ -171,31 +217,30 @@ class SetVariable(BaseListVariable):
             elif name == "clear":
                 items = []
             else:
-                values = [i.as_python_constant() for i in items]
-                target = args[0].as_python_constant()
-                if target not in values:
+                keys, target = self.keys(), hash_key(args[0])
+                if target not in keys:
                     if name == "remove":
-                        raise observed(KeyError(target))
+                        raise observed(KeyError(key_tracker(target).short_repr() if isinstance(target, TensorKey)
+                                                else target))
                     return ConstantVariable(None)
-                del items[values.index(target)]
-            new = replace(self, items=_unique(items))
+                del items[keys.index(target)]
+            new = replace(self, items=unique_items(items))
             tx.replace_all(self, new)
             return ConstantVariable(None)
-        if all(a.is_python_constant() for a in args):
+        if all(a.is_python_constant() for a in [self, *args]):
             result = getattr(self.as_python_constant(), name)(*[a.as_python_constant() for a in args])
             from ..builder import build_sourceless
             return build_sourceless(tx, result)
-        raise Unsupported(f"set.{name}()")
+        raise Unsupported(f"set.{name}() on a set holding tensors")
 
 
-def _unique(items) -> tuple:
+def unique_items(items) -> tuple:
+    """The items a set keeps: the first of each equal constant or same tensor, in order."""
     seen, result = set(), []
     for item in items:
-        if not item.is_python_constant():
-            raise Unsupported(f"a set holding {item.describe()}")
-        value = item.as_python_constant()
-        if value not in seen:
-            seen.add(value)
+        key = hash_key(item)
+        if key not in seen:
+            seen.add(key)
             result.append(item)
     return tuple(result)
 

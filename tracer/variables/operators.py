@@ -35,6 +35,8 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         if op in (operator.eq, operator.ne) and all(_default_eq(a) for a in args):
             same = _same_object(args[0], args[1])  # object.__eq__ on both sides: identity
             return ConstantVariable(same if op is operator.eq else not same)
+    if op is operator.getitem and isinstance(args[0], ConstDictVariable):  # d[t]: a tensor key, by identity
+        return args[0].getitem(tx, args[1])
     if any(isinstance(a, TensorVariable) for a in args):
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if op is operator.getitem:
