@@ -1,7 +1,6 @@
 """Differential cases: sets and dicts holding tensors -- a tensor is hashed and compared by
 identity, so `{t1, t2}`, `t in s`, `s.add(t)`, `d[t]` and dicts keyed by tensors (built, iterated,
 alive at a graph break) behave as eagerly."""
-import torch
 
 from differential import T, call, case, parametrize
 from differential_breaks import break_case, parametrize_breaks
