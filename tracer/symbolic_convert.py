@@ -105,6 +105,8 @@ class InstructionTranslator(ExceptionOpcodes):
             inst = self.instructions[self.ip]
             self.current = inst
             if inst.index == self.break_at:
+                if self.hook is not None:  # the state the graph breaks in is the trace's last step
+                    self.hook.on_step(self, inst)
                 return None
             self.ip += 1
             self.steps += 1
