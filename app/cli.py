@@ -11,7 +11,8 @@ The export and explain paths use the engine (`tracer.debug.Session`) and
 headless machines and tests never load it.
 
 Exit status: 0 on success; 2 for a usage error or a missing script; 1 when
-the script raised (export still writes everything collected before that).
+the script raised (export still writes everything collected before that);
+the script's own status when it ends with sys.exit(n) or os._exit(n).
 Progress goes to stderr; `explain` prints its summary on stdout.
 """
 from __future__ import annotations
@@ -41,7 +42,8 @@ Run SCRIPT under Standin's engine without a window and write into DIR:
       original.dis.txt, rewritten.dis.txt
 
 Exit status: 0 ok, 1 the script raised (what ran is still written),
-2 usage error or missing script."""
+2 usage error or missing script, n the script called sys.exit(n) or os._exit(n)
+(what ran is still written)."""
 
 
 def _progress(message: str) -> None:
@@ -112,10 +114,20 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _script_problem(script: str) -> str | None:
+    """Why SCRIPT cannot be run (a directory, missing), or None."""
+    if os.path.isdir(script):
+        return f"{script} is a directory, not a script (name the .py file to run)"
+    if not os.path.isfile(script):
+        return f"no such script: {script}"
+    return None
+
+
 def _run_session(script: str, args: list[str], timeout: float | None = None):
     """Run the script under the engine; (session, None) or (None, exit status)."""
-    if not os.path.isfile(script):
-        print(f"standin: no such script: {script}", file=sys.stderr)
+    problem = _script_problem(script)
+    if problem:
+        print(f"standin: {problem}", file=sys.stderr)
         return None, EXIT_USAGE
     from tracer.debug import Session
     from tracer.exc import UserError
@@ -127,16 +139,31 @@ def _run_session(script: str, args: list[str], timeout: float | None = None):
         return None, EXIT_USAGE
     if session.error:
         _progress(f"the script raised {session.error}; keeping what ran before that")
+    elif session.exit_how:
+        _progress(f"the script exited with status {session.exit_status}: {session.exit_how}"
+                  + (HARD_EXIT_NOTE if session.exit_how.startswith("os._exit") else ""))
     return session, None
 
 
+HARD_EXIT_NOTE = ("; Standin ended the script there instead of ending the process, so what ran is kept "
+                  "(the script's finally blocks ran, which os._exit skips)")
+
+
+def _status_of(session) -> int:
+    """The command's exit status: 1 when the script raised, else the status the script exited with."""
+    if session.error:
+        return EXIT_SCRIPT_FAILED
+    return session.exit_status or EXIT_OK
+
+
 def cmd_export(options) -> int:
+    out = os.path.abspath(options.out)  # where the user ran standin, whatever the script chdirs to
     session, status = _run_session(options.script, options.args, options.timeout)
     if session is None:
         return status
     from tracer.export import export_session
     try:
-        result = export_session(session, options.out, progress=_progress)
+        result = export_session(session, out, progress=_progress)
     except OSError as error:
         print(f"standin: cannot write to {options.out}: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -147,8 +174,7 @@ def cmd_export(options) -> int:
               f"open {os.path.join(result.out_dir, 'report.html')}")
     if session.error:
         _progress("the export is partial: the script failed before finishing")
-        return EXIT_SCRIPT_FAILED
-    return EXIT_OK
+    return _status_of(session)
 
 
 def cmd_explain(options) -> int:
@@ -158,13 +184,14 @@ def cmd_explain(options) -> int:
     from tracer.export import build_report, explain_text
     sys.stdout.write(explain_text(build_report(session)))
     sys.stdout.flush()
-    return EXIT_SCRIPT_FAILED if session.error else EXIT_OK
+    return _status_of(session)
 
 
 def cmd_gui(options) -> int:
     script = options.script or DEFAULT_SCRIPT
-    if not os.path.isfile(script):
-        print(f"standin: no such script: {script}", file=sys.stderr)
+    problem = _script_problem(script)
+    if problem:
+        print(f"standin: {problem}", file=sys.stderr)
         return EXIT_USAGE
     from app.main_window import run_gui  # Qt loads only here
     status = run_gui(script)

@@ -91,6 +91,18 @@ class InternalTracerWarning(Warning):
     """The tracer hit a bug of its own; the frame ran eagerly instead."""
 
 
+class ScriptExit(BaseException):
+    """The script under a session ended itself: `sys.exit(n)` or `os._exit(n)`.
+
+    `status` is the process status it asked for; `how` says which call, and where.
+    """
+
+    def __init__(self, status: int, how: str):
+        super().__init__(status, how)
+        self.status = status
+        self.how = how
+
+
 class ScriptStopped(BaseException):
     """Raised inside a session's script when the user stops it.
 
