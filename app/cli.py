@@ -1,10 +1,12 @@
-"""Standin's command line: `standin [SCRIPT]`, `standin export`, `standin explain`.
+"""Standin's command line: `standin [SCRIPT]`, `standin export`, `standin explain`, `standin compare`.
 
     standin SCRIPT [ARGS...]                 open the debugger window on SCRIPT
     standin gui [SCRIPT] [-- ARGS...]        the same, spelled out
     standin export SCRIPT --out DIR [-- ARGS...]
                                              run SCRIPT headless, write graphs, guards and reports
     standin explain SCRIPT [-- ARGS...]      run SCRIPT headless, print a summary
+    standin compare SCRIPT [-- ARGS...]      run SCRIPT under Standin and under real torch.compile,
+                                             print where they agree and differ, frame by frame
 
 The export and explain paths use the engine (`tracer.debug.Session`) and
 `tracer.export` only: Qt is imported lazily, and only for the window, so
@@ -21,7 +23,8 @@ import argparse
 import os
 import sys
 
-COMMANDS = ("gui", "export", "explain")
+COMMANDS = ("gui", "export", "explain", "compare")
+EXIT_DIFFERENT = 1  # `standin compare`: some frame, call or the script's ending differs
 DEFAULT_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                               "resources", "examples", "seed_example.py")
 
@@ -79,7 +82,28 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("script", help="a Python script that uses torch.compile")
     explain.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                          help="stop the script after this long and explain what it traced (Ctrl+C does too)")
+
+    compare = sub.add_parser(
+        "compare", help="run a script under Standin and under real torch.compile and compare them",
+        description=COMPARE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter, epilog=SCRIPT_ARGS)
+    compare.add_argument("script", help="a Python script that uses torch.compile")
+    compare.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                         help="stop both runs after this long and compare what they did (Ctrl+C does too)")
+    compare.add_argument("--json", metavar="FILE", help="also write the comparison as JSON (schema standin.compare/1)")
     return parser
+
+
+COMPARE_HELP = """\
+Run SCRIPT twice, each in a child process of its own: under Standin, and under
+real torch.compile (torch's own, the backend replaced by one that records each
+graph and runs it; fullgraph and dynamic as the script passes them). Then print,
+per compiled frame (matched by name, file and first line) and per call of a
+compiled function, whether the two agree on the number of compiles, the graphs
+and their ops, the graph breaks (where, with both reasons), the guards (by
+source), eager fallbacks and the outputs. Dynamo's words are kept verbatim.
+
+Exit status: 0 every frame and call agrees, 1 something differs, 2 usage error
+or missing script."""
 
 
 def _seconds(text: str) -> float:
@@ -187,6 +211,29 @@ def cmd_explain(options) -> int:
     return _status_of(session)
 
 
+def cmd_compare(options) -> int:
+    problem = _script_problem(options.script)
+    if problem:
+        print(f"standin: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    from tracer.compare import compare_script, comparison_json, comparison_text
+    _progress(f"running {options.script} under Standin and under torch.compile (two child processes) ...")
+    comparison = compare_script(options.script, options.args, options.timeout)
+    sys.stdout.write(comparison_text(comparison))
+    sys.stdout.flush()
+    if options.json:
+        import json
+        path = os.path.abspath(options.json)
+        try:
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(comparison_json(comparison), handle, indent=2, default=str)
+        except OSError as error:
+            print(f"standin: cannot write {path}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        _progress(f"wrote {path}")
+    return EXIT_OK if comparison.agree else EXIT_DIFFERENT
+
+
 def cmd_gui(options) -> int:
     script = options.script or DEFAULT_SCRIPT
     problem = _script_problem(script)
@@ -209,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     options.args = script_args
     if options.command is None:
         options.command, options.script = "gui", None
-    handler = {"gui": cmd_gui, "export": cmd_export, "explain": cmd_explain}[options.command]
+    handler = {"gui": cmd_gui, "export": cmd_export, "explain": cmd_explain, "compare": cmd_compare}[options.command]
     return handler(options)
 
 
