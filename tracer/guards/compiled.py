@@ -15,7 +15,7 @@ import math
 import torch
 
 from ..source import SOURCE_NAMESPACE
-from .kinds import Guard, actual_text, check_one, leaf_test, tensor_mismatch
+from .kinds import Guard, actual_text, check_one, kind_of, leaf_test, tensor_mismatch
 
 
 class GuardSet:
@@ -34,7 +34,7 @@ class GuardSet:
     def first_failure(self, f_locals: dict, f_globals: dict) -> str | None:
         """Text of the first guard that fails, with the actual value; None if all pass."""
         for guard in self.guards:
-            if guard.kind == "SHAPE_ENV":
+            if kind_of(guard).reads_frame:
                 failure = shape_failure(guard, f_locals, f_globals)
                 if failure is not None:
                     return failure
@@ -50,7 +50,7 @@ class GuardSet:
             if not ok:
                 where = f"  # {guard.installed_at}" if guard.installed_at else ""
                 if guard.kind == "TENSOR_MATCH" and isinstance(value, torch.Tensor):
-                    return f"{tensor_mismatch(guard, value)}{where}"  # Dynamo's words
+                    return f"{tensor_mismatch(guard.source_name, guard.expected, value)}{where}"  # Dynamo's words
                 return f"{guard.expr}, {actual_text(guard, value)}{where}"
         return None
 
@@ -116,8 +116,8 @@ def _compile(guards: tuple[Guard, ...]):
         consts[name] = value
         return name
 
-    shape_guards = [g for g in guards if g.kind == "SHAPE_ENV"]  # read several sources: after the tree
-    state, roots = build_tree([g for g in guards if g.kind != "SHAPE_ENV"])
+    shape_guards = [g for g in guards if kind_of(g).reads_frame]  # read several sources: after the tree
+    state, roots = build_tree([g for g in guards if not kind_of(g).reads_frame])
     for guard in state:
         lines.append(f"if not ({leaf_test(guard, None, const)}): return False")
 
