@@ -182,6 +182,11 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
+        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
+            self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
+            self.emit("LOAD_METHOD", "item")
+            self.emit("PRECALL", 0)
+            self.emit("CALL", 0)
         elif isinstance(var, (TensorVariable, SymNodeVariable)):
             if var.node.op == "placeholder" and var.source is not None:
                 var.source.reconstruct(self)

@@ -151,8 +151,8 @@ class OutputGraph:
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         proxy_args = tuple(_as_graph_arg(a) for a in args)
         proxy_kwargs = {k: _as_graph_arg(v) for k, v in kwargs.items()}
-        fake_args = tree_map(_example_of, proxy_args)
-        fake_kwargs = tree_map(_example_of, proxy_kwargs)
+        fake_args = tree_map(_example_of, proxy_args, is_leaf=_is_slice)
+        fake_kwargs = tree_map(_example_of, proxy_kwargs, is_leaf=_is_slice)
         try:
             with self._shape_facts(tx, target), self.fake_mode:
                 if op == "call_method":
@@ -312,4 +312,10 @@ def _as_graph_arg(v: VariableTracker):
 def _example_of(x):
     if isinstance(x, torch.fx.Node):
         return x.meta["example_value"]
+    if isinstance(x, slice):  # x[:n] with a symbolic n: the slice holds a node
+        return slice(_example_of(x.start), _example_of(x.stop), _example_of(x.step))
     return x
+
+
+def _is_slice(x) -> bool:
+    return isinstance(x, slice)

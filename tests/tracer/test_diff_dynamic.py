@@ -104,6 +104,50 @@ def int_argument_in_branch(x, k):
     return x - k
 
 
+# ---- more constructs over symbolic sizes --------------------------------------------------------------
+@case(CASES, call(T(4, 3)), call(T(6, 3)), call(T(8, 3)), compiles="CC.", dynamic=None, same_placeholders=True)
+def factories_slices_and_builtins(x):
+    n = x.shape[0]
+    half = x[: n // 2]
+    ramp = torch.arange(n).float().view(n, 1)
+    return half.sum(0), x + ramp, x.new_zeros(n), max(n, 3), float(n) * 0.5
+
+
+@case(CASES, call(T(4, 3)), call(T(6, 3)), call(T(9, 3)), compiles="CC.", dynamic=None, same_placeholders=True)
+def concat_expand_and_unpack(x):
+    rows, cols = x.size()
+    doubled = torch.cat([x, x], dim=0)
+    wide = x[:1].expand(rows, cols)
+    return doubled.reshape(rows * 2, cols), wide * 2, doubled.shape[0] == 2 * rows
+
+
+@case(CASES, call(T(4, 3), T(6, 3)), call(T(5, 3), T(7, 3)), call(T(2, 3), T(9, 3)), compiles="CC.",
+      dynamic=None, same_placeholders=True)
+def two_inputs_two_sizes(x, y):
+    return torch.cat([x, y]) * 2, x.shape[0] + y.shape[0]
+
+
+@case(CASES, call(T(3, 2)), call(T(4, 2)), call(T(5, 2)), compiles="CCC", dynamic=None)
+def loop_over_rows_specialises(x):
+    total = x[0] * 0
+    for row in x:
+        total = total + row
+    return total
+
+
+@case(CASES, call(T(3), 4), call(T(3), 5), call(T(3), 6), compiles="CC.", dynamic=None, same_placeholders=True)
+def int_argument_sizes_a_tensor(x, k):
+    return torch.ones(k) * 2, x.repeat(k) + 1
+
+
+@case(CASES, call(T(2, 3, 4)), call(T(3, 5, 4)), call(T(4, 6, 4)), compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def three_dims_reshape_and_permute(x):
+    b, t, d = x.shape
+    y = x.reshape(b * t, d).relu()
+    return y.view(b, t, d).permute(0, 2, 1).contiguous(), y.numel()
+
+
 # ---- mark_dynamic ----------------------------------------------------------------------------------
 def _marked(*shape, dim=0):
     t = T(*shape)
@@ -134,6 +178,18 @@ def maybe_mark_dynamic_second_dim(x):
     return x.cos() + 1
 
 
+def _static_marked(*shape, dim=0):
+    t = T(*shape)
+    torch._dynamo.mark_static(t, dim)
+    return t
+
+
+@case(CASES, call(_static_marked(4, 3)), call(_static_marked(4, 5)), call(_static_marked(5, 3)), compiles="C.C",
+      dynamic=True, same_placeholders=True)
+def mark_static_under_dynamic_true(x):
+    return x * x.shape[1]
+
+
 # ---- a module over a variable sequence length ---------------------------------------------------------
 class SeqEncoder(nn.Module):
     def __init__(self, d=8):
@@ -154,6 +210,28 @@ with torch.no_grad():
         _p.copy_(T(*_p.shape))
 module_case(CASES, "module_variable_sequence_length", ENCODER, call(T(2, 5, 8)), call(T(2, 7, 8)),
             call(T(2, 11, 8)), call(T(2, 5, 8)), compiles="CC..", dynamic=None, same_placeholders=True)
+
+
+class SeqMixer(nn.Module):
+    """No float attribute: with dynamic=True Dynamo makes a module's floats (LayerNorm's eps) inputs too,
+    which Standin does not (see the README)."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, tokens):
+        b, t, d = tokens.shape
+        h = self.proj(tokens).relu()
+        return h.reshape(b * t, d).sum(0), h[:, : t // 2].mean(dim=1)
+
+
+MIXER = SeqMixer()
+with torch.no_grad():
+    for _p in MIXER.parameters():
+        _p.copy_(T(*_p.shape))
+module_case(CASES, "module_variable_sequence_length_dynamic_true", MIXER, call(T(2, 5, 8)), call(T(3, 7, 8)),
+            call(T(1, 4, 8)), compiles="C.C", dynamic=True, same_placeholders=True)
 
 test_dynamic = parametrize(CASES)
 

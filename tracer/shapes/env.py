@@ -81,6 +81,7 @@ class ShapeTracking:
     choices: dict[str, list[DimChoice]] = field(default_factory=dict)  # by source name
     scalars: dict[str, str] = field(default_factory=dict)  # int inputs made symbols: source name -> why
     current_tx: object = field(default=lambda: None, repr=False)  # the translator on the current instruction
+    float_outputs: dict = field(default_factory=dict)  # SymFloat node -> its 0-d tensor graph output
 
     def __post_init__(self):
         from torch._subclasses.fake_tensor import FakeTensorMode

@@ -80,6 +80,16 @@ class SymNodeVariable(VariableTracker):
             return ConstantVariable(float(self.specialize(f"float({self.expr()}) needed a plain float", tx)))
         return super().call_method(tx, name, args, kwargs)
 
+    def float_output_node(self) -> torch.fx.Node:
+        """As Dynamo: a symbolic float leaves the graph as a 0-d float64 tensor (made once per node)."""
+        made = self.shapes.float_outputs
+        if self.node not in made:
+            node = self.node.graph.call_function(torch.scalar_tensor, (self.node,), {"dtype": torch.float64})
+            with self.shapes.fake_mode:
+                node.meta["example_value"] = torch.scalar_tensor(self.value, dtype=torch.float64)
+            made[self.node] = node
+        return made[self.node]
+
     def short_repr(self) -> str:
         return f"{self.node.name}: {self.python_type().__name__} {self.expr()}"
 
