@@ -187,6 +187,9 @@ class OutputGraph:
             return SymNodeVariable(node=node, value=example, shapes=self.shapes)
         if isinstance(example, torch.Size):  # x.size() of a tensor with a symbolic size
             return SizeVariable(tuple(self._size_item(node, i, item) for i, item in enumerate(example)), node=node)
+        if type(example) is tuple and any(isinstance(e, SYM_TYPES) for e in example) and \
+                all(isinstance(e, (int, *SYM_TYPES)) for e in example):  # x.stride() with a symbolic stride
+            return TupleVariable(tuple(self._size_item(node, i, item) for i, item in enumerate(example)))
         if isinstance(example, (tuple, list)) and all(isinstance(e, torch.Tensor) for e in example):
             items = []
             for i, item in enumerate(example):

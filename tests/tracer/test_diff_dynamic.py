@@ -148,6 +148,11 @@ def three_dims_reshape_and_permute(x):
     return y.view(b, t, d).permute(0, 2, 1).contiguous(), y.numel()
 
 
+@case(CASES, call(T(4, 3)), call(T(5, 6)), compiles="C.", dynamic=True, same_placeholders=True)
+def strides_are_symbolic_too(x):
+    return x * x.stride()[0], x.stride(), x.t().contiguous().stride(1)
+
+
 # ---- mark_dynamic ----------------------------------------------------------------------------------
 def _marked(*shape, dim=0):
     t = T(*shape)

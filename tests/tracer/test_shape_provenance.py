@@ -189,3 +189,50 @@ def test_a_script_keeps_the_dynamic_argument_it_passes_to_torch_compile():
     assert [c.dynamic for c in (default, static, always)] == [None, False, True]
     with routed_torch_compile([]), pytest.raises(tracer.UserError):
         torch.compile(branch, dynamic="sometimes")
+
+
+# ---- the exports carry it -------------------------------------------------------------------------------
+BATCH_SCRIPT = '''\
+import torch
+
+
+@torch.compile(backend="eager")
+def f(x):
+    if x.shape[0] > 4:
+        return x * 2
+    return x - 1
+
+
+f(torch.randn(3, 2))
+f(torch.randn(2, 2))
+'''
+
+
+def test_the_exports_show_shape_guards_with_causes_and_the_symbols(tmp_path):
+    import json
+    import pathlib
+
+    import jsonschema
+
+    from tracer.debug import Session
+    from tracer.export import export_session
+
+    script = tmp_path / "batches.py"
+    script.write_text(BATCH_SCRIPT)
+    session = Session(str(script)).run()
+    assert session.error is None, session.error
+    result = export_session(session, str(tmp_path / "out"))
+    root = pathlib.Path(__file__).resolve().parents[2]
+    schema = json.loads((root / "resources" / "schemas" / "standin.report.schema.json").read_text())
+    jsonschema.validate(result.report, schema, cls=jsonschema.Draft202012Validator)
+    (dynamic,) = [e for frame in result.report["frames"] for e in frame["entries"] if e["compile_id"].endswith("/1")]
+    assert dynamic["shapes"]["became_dynamic"] == ["L['x'].size()[0] became dynamic (was 3, now 2)"]
+    assert [s["range"] for s in dynamic["shapes"]["symbols"]] == ["[2, 4]"]
+    (bound,) = [g for g in dynamic["guards"] if g["kind"] == "SHAPE_ENV"]
+    assert bound["expression"] == "2 <= L['x'].size()[0] <= 4"
+    assert [c["installed_at"]["line"] for c in bound["causes"]] == [6, 6]
+    assert bound["causes"][1]["opname"].startswith("POP_JUMP")
+    guards_txt = (tmp_path / "out" / "f" / "0_1" / "guards.txt").read_text()
+    assert "SHAPE_ENV: 2 <= L['x'].size()[0] <= 4" in guards_txt and "because the branch on" in guards_txt
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "because" in html and "Symbolic sizes" in html and "became dynamic (was 3, now 2)" in html
