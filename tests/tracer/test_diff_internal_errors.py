@@ -57,4 +57,13 @@ def break_inside_a_list_comprehension_display(x, t):
     return x + sum(xs)
 
 
+# ---- exceptions escaping from the tracer's own code
+
+@break_case(CASES, call(T(2)), call(T(3).to(torch.int64)), breaks=False)
+def torch_queries_given_by_keyword(y):
+    if torch.is_floating_point(input=y) and not torch.is_complex(input=y):
+        return y * torch.numel(input=y)
+    return y + 1
+
+
 test_internal_errors = parametrize_breaks(CASES)
