@@ -66,4 +66,23 @@ def torch_queries_given_by_keyword(y):
     return y + 1
 
 
+@break_case(CASES, call(T(2), T(3)), breaks=False)
+def in_place_operators_on_a_number_and_a_tensor(x, y):
+    total = 0
+    total += y.sum()  # a number has no in-place add: `0 + sum`, not `0 += sum` in the graph's code
+    scale = 2.0
+    scale *= y.mean()
+    z = x.clone()
+    z += 1  # a tensor's own in-place add stays one
+    return x + total * scale, z
+
+
+@break_case(CASES, call(T(2)), breaks=False)
+def in_place_add_on_a_number_in_a_loop(x):
+    total = 0
+    for i in range(3):
+        total += x.sum() * i
+    return total
+
+
 test_internal_errors = parametrize_breaks(CASES)

@@ -36,6 +36,8 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
             same = _same_object(args[0], args[1])  # object.__eq__ on both sides: identity
             return ConstantVariable(same if op is operator.eq else not same)
     if any(isinstance(a, TensorVariable) for a in args):
+        if not isinstance(args[0], (TensorVariable, BaseListVariable)):  # `n += t` is `n + t` for a number n
+            op = INPLACE_TO_PLAIN.get(op, op)
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if op is operator.getitem:
         return _getitem(tx, args[0], args[1])
