@@ -85,4 +85,30 @@ def in_place_add_on_a_number_in_a_loop(x):
     return total
 
 
+class ScaledBase(torch.nn.Module):
+    @classmethod
+    def factor(cls):
+        return 2.0
+
+    def offset(self):
+        return 0.5
+
+
+class Scaled(ScaledBase):
+    @classmethod
+    def factor(cls):
+        return super().factor() + 1  # super() in a classmethod: its second argument is the class
+
+    def forward(self, x):
+        return x * self.factor() + super().factor() + super().offset()
+
+
+SCALED = Scaled()
+
+
+@break_case(CASES, call(T(2)), call(T(2)), breaks=False)
+def super_reaches_a_classmethod_of_a_module_base(x):
+    return SCALED(x)
+
+
 test_internal_errors = parametrize_breaks(CASES)
