@@ -85,6 +85,31 @@ def in_place_add_on_a_number_in_a_loop(x):
     return total
 
 
+# a frozenset was traced as a set: a dict keyed by it could not be rebuilt ("unhashable type: 'set'")
+
+@break_case(CASES, call(T(2)))
+def frozenset_as_a_dict_key_across_a_break(x):
+    key = frozenset({1, 2})
+    table = {key: 3}
+    print("break")
+    return x + table[key], table
+
+
+@break_case(CASES, call(T(2), {frozenset({1}): 3}), call(T(2), {frozenset({1}): 4}))
+def frozenset_key_of_an_argument_dict(x, d):
+    print("break")
+    return x + d[frozenset({1})]
+
+
+@break_case(CASES, call(T(2), frozenset({1, 3})), call(T(2), frozenset({1, 3})), call(T(2), frozenset({2})),
+            breaks=False)
+def frozenset_argument_iterated_and_combined(x, fs):
+    total = 0
+    for v in sorted(fs):
+        total += v
+    return x * total + len(fs | {9}), fs.union({7})
+
+
 class ScaledBase(torch.nn.Module):
     @classmethod
     def factor(cls):
