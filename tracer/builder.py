@@ -213,8 +213,10 @@ def build_sourceless(tx, value):
         return TupleVariable(tuple(build_sourceless(tx, v) for v in value))
     if isinstance(value, tuple) and tuple_fields(type(value)):
         return NamedTupleVariable(tuple(build_sourceless(tx, v) for v in value), tuple_cls=type(value))
-    if type(value) in (set, frozenset):
+    if type(value) is set:
         return SetVariable(tuple(build_sourceless(tx, v) for v in value))
+    if type(value) is frozenset:  # of constants it is one (is_constant_value): this one holds objects
+        raise Unsupported(f"a frozenset of objects that are not constants: {value!r}")
     if type(value) is list:
         return ListVariable(tuple(build_sourceless(tx, v) for v in value))
     if type(value) is collections.deque:

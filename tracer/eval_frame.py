@@ -24,6 +24,7 @@ import torch
 from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, UserError
 from .bytecode import decode
+from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
 
 _setup_instructions = setup_instructions  # noqa: E305
@@ -200,13 +201,18 @@ class CompiledFunction:
         if self.module is not None and _has_hooks(self.module):
             self._record_hooked_module()
             return self.module(*args, **kwargs)
-        f_globals = fn.__globals__
-        for entry in reversed(self.cache_entries):
-            if entry.guards.check(f_locals, f_globals):
-                self.calls.append(entry.compile_id)
-                return entry.run(fn, self._full_args(args), kwargs)
-        self.calls.append(None)
-        return self._miss(f_locals, f_globals, args, kwargs, fn)
+        if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
+            return fn(*self._full_args(args), **kwargs)
+        try:
+            f_globals = fn.__globals__
+            for entry in reversed(self.cache_entries):
+                if entry.guards.check(f_locals, f_globals):
+                    self.calls.append(entry.compile_id)
+                    return entry.run(fn, self._full_args(args), kwargs)
+            self.calls.append(None)
+            return self._miss(f_locals, f_globals, args, kwargs, fn)
+        finally:
+            leave_compiled_call()
 
     def __getattr__(self, name):
         """A compiled module still answers as the module (train(), parameters(), ...)."""

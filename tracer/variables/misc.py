@@ -404,20 +404,28 @@ class SuperVariable(VariableTracker):
     obj: VariableTracker = None
 
     def var_getattr(self, tx, name):
+        """As Python: in a method `obj` is the instance, in a classmethod the class itself (super() then
+        binds classmethods to it and gives plain functions unbound)."""
         from .user_functions import UserFunctionVariable, UserMethodVariable
-        mro = self.obj.python_type().__mro__
+        obj = self.obj.realize()
+        on_class = isinstance(obj, UserDefinedClassVariable)
+        owner = obj.value if on_class else obj.python_type()
+        mro = owner.__mro__ if isinstance(owner, type) else ()
+        if self.cls not in mro:
+            raise Unsupported(f"TypeError: super({self.cls.__qualname__}, obj): obj is not an instance or "
+                              f"subclass of {self.cls.__qualname__}")
         for klass in mro[mro.index(self.cls) + 1:]:
             if name in klass.__dict__:
                 attr = klass.__dict__[name]
                 if isinstance(attr, types.FunctionType):
-                    return UserMethodVariable(UserFunctionVariable(attr), self.obj)
+                    return UserFunctionVariable(attr) if on_class else UserMethodVariable(UserFunctionVariable(attr), obj)
                 if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
                     return UserFunctionVariable(attr.__func__)
                 if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
                     return UserMethodVariable(UserFunctionVariable(attr.__func__),
-                                              UserDefinedClassVariable(self.obj.python_type()))
-                if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
-                    return UserFunctionVariable(attr.fget).call_function(tx, [self.obj], {})
+                                              obj if on_class else UserDefinedClassVariable(owner))
+                if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType) and not on_class:
+                    return UserFunctionVariable(attr.fget).call_function(tx, [obj], {})
                 if attr is object.__init__:
                     return _NoOpInit()
                 raise Unsupported(f"super().{name} is a {type(attr).__name__}")

@@ -38,6 +38,8 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if op is operator.getitem and isinstance(args[0], ConstDictVariable):  # d[t]: a tensor key, by identity
         return args[0].getitem(tx, args[1])
     if any(isinstance(a, TensorVariable) for a in args):
+        if not isinstance(args[0], (TensorVariable, BaseListVariable)):  # `n += t` is `n + t` for a number n
+            op = INPLACE_TO_PLAIN.get(op, op)
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if op is operator.getitem:
         return _getitem(tx, args[0], args[1])
