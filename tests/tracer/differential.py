@@ -714,7 +714,15 @@ def _names_in(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
-def _output_problem(actual: CallRecord, expected: CallRecord) -> str | None:
+def _output_problem(actual: CallRecord, expected: CallRecord, raises: bool = False) -> str | None:
+    """What differs in a call's outcome; with `raises`, a call may raise: then the other side
+    must raise the same exception (type and args)."""
+    if expected.error is not None and raises:
+        if actual.error is None:
+            return f"returned {actual.output!r}, eager raised {expected.error!r}"
+        if type(actual.error) is not type(expected.error) or actual.error.args != expected.error.args:
+            return f"raised {actual.error!r}, eager raised {expected.error!r}"
+        return None
     if expected.error is not None:
         return f"eager raised {expected.error!r}"
     if actual.error is not None:

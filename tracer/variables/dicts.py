@@ -15,19 +15,12 @@ from dataclasses import dataclass, field, replace
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
-from .lists import ListIteratorVariable, TupleVariable
+from .lists import ListIteratorVariable, TensorKey, TupleVariable, hash_key, key_tracker
 
 
 def _key(v: VariableTracker):
-    v = v.realize()
-    if not v.is_python_constant():
-        raise Unsupported(f"dict key {v.describe()} is not a constant")
-    key = v.as_python_constant()
-    try:
-        hash(key)
-    except TypeError as error:
-        raise Unsupported(f"unhashable dict key {key!r}") from error
-    return key
+    """A dict key: a constant, or a tensor by identity (TensorKey)."""
+    return hash_key(v)
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +37,8 @@ class ConstDictVariable(VariableTracker):
         return self.dict_cls
 
     def as_python_constant(self):
+        if any(isinstance(k, TensorKey) for k in self.entries):
+            raise Unsupported("a dict with tensor keys is not a Python constant")
         plain = {k: v.as_python_constant() for k, v in self.entries.items()}
         self.guard_keys()
         if self.dict_cls is dict:
@@ -94,10 +89,10 @@ class ConstDictVariable(VariableTracker):
 
     def unpack_var_sequence(self, tx):
         self.guard_keys()
-        return [ConstantVariable(k) for k in self.entries]
+        return [key_tracker(k) for k in self.entries]
 
     def var_getattr(self, tx, name):
-        if callable(getattr(dict, name, None)):
+        if callable(getattr(self.dict_cls, name, None)):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
@@ -122,6 +117,10 @@ class ConstDictVariable(VariableTracker):
     def call_method(self, tx, name, args, kwargs):
         if name == "__getitem__":
             return self.getitem(tx, args[0])
+        if self.dict_cls is collections.Counter:
+            from .functional import COUNTER_METHODS, counter_method
+            if name in COUNTER_METHODS:
+                return counter_method(tx, self, name, args, kwargs)
         if name == "get":
             key = _key(args[0])
             if key in self.entries:
@@ -147,8 +146,9 @@ class ConstDictVariable(VariableTracker):
             entries[_key(args[0])] = args[1]
         elif name == "update":
             other = args[0].realize() if args else ConstDictVariable({})
-            if not isinstance(other, ConstDictVariable):
-                raise Unsupported(f"dict.update() with {other.describe()}")
+            if not isinstance(other, ConstDictVariable):  # an iterable of (key, value) pairs
+                from .builtin import BuiltinVariable
+                other = BuiltinVariable(dict).call_function(tx, [other], {})
             entries.update(other.read_entries())
             entries.update(kwargs)
         elif name == "pop":
@@ -190,10 +190,10 @@ class DictViewVariable(VariableTracker):
     def _items(self):
         entries = self.dict_var.entries
         if self.view == "keys":
-            return [ConstantVariable(k) for k in entries]
+            return [key_tracker(k) for k in entries]
         if self.view == "values":
             return list(entries.values())
-        return [TupleVariable((ConstantVariable(k), v)) for k, v in entries.items()]
+        return [TupleVariable((key_tracker(k), v)) for k, v in entries.items()]
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return True
