@@ -24,6 +24,7 @@ from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.nn_module import NNModuleVariable, hooks_of
+from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
                               SliceVariable, TupleVariable, key_tracker, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
@@ -83,6 +84,7 @@ _new_object_fn = NamedCallable("__new_object", _new_object)
 _advance_iterator_fn = NamedCallable("__advance_iterator", _advance_iterator)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
 _refill_fn = NamedCallable("__refill_contents", _refill)
+_tensor_to_ndarray_fn = NamedCallable("__tensor_to_ndarray", tensor_to_ndarray)
 
 
 def _compilable(var) -> bool:
@@ -180,6 +182,11 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
+        elif isinstance(var, NumpyNdarrayVariable):
+            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
+                var.source.reconstruct(self)
+            else:  # an array computed in the graph: an ndarray again
+                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
         elif isinstance(var, TensorVariable):
             if var.node.op == "placeholder" and var.source is not None:
                 var.source.reconstruct(self)
