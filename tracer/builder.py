@@ -113,7 +113,9 @@ def _build_from_source(tx, value, source: Source):
             if not is_constant_value(key):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
             entries[key] = build_lazy(tx, item, GetItemSource(source, key))
-        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source))
+        keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
+        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source,
+                                                                               keys_guard=keys_guard))
     if type(value) is set and all(is_constant_value(item) for item in value):
         guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
         items = tuple(ConstantVariable(item) for item in value)
@@ -141,7 +143,7 @@ def _build_from_source(tx, value, source: Source):
         guard(source, "TYPE_MATCH", functools.partial)
         func = build(tx, value.func, AttrSource(source, "func"))
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
-        keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().entries
+        keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().read_entries()
         return FunctoolsPartialVariable(func, tuple(args), dict(keywords), flattens=not vars(value),
                                         source=source)
     if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):

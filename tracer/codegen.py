@@ -17,6 +17,7 @@ import types
 import bytecode as bc
 import torch
 
+from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
@@ -491,4 +492,4 @@ def assemble(original: types.CodeType, body: list, *, name: str | None = None,
         code.argnames = list(argnames)
         code.flags = template.flags & ~(0x04 | 0x08)
     code.flags &= ~0x20  # never a generator
-    return code.to_code()
+    return check_code(code.to_code())

@@ -105,6 +105,8 @@ class InstructionTranslator(ExceptionOpcodes):
             inst = self.instructions[self.ip]
             self.current = inst
             if inst.index == self.break_at:
+                if self.hook is not None:  # the state the graph breaks in is the trace's last step
+                    self.hook.on_step(self, inst)
                 return None
             self.ip += 1
             self.steps += 1
@@ -154,6 +156,12 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def pop(self) -> VariableTracker:
         return self.stack.pop()
+
+    def display_at(self, depth: int) -> VariableTracker:
+        """The list, set or dict a display (`[1, *xs]`, `{**d, 'k': v}`) is building, `depth` slots
+        down.  After a graph break inside the display it is an argument of the resume function:
+        a lazy tracker, realized here."""
+        return self.stack[-depth].realize()
 
     def popn(self, n: int) -> list[VariableTracker]:
         if n == 0:
@@ -429,12 +437,12 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def SET_ADD(self, inst):
         value = self.pop()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = SetVariable(unique_items(target.items + (value,)), mutation_id=target.mutation_id)
 
     def SET_UPDATE(self, inst):
         seq = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = SetVariable(unique_items(target.items + tuple(seq.unpack_var_sequence(self))),
                                             mutation_id=target.mutation_id)
 
@@ -467,35 +475,33 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def LIST_APPEND(self, inst):
         value = self.pop()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = ListVariable(target.items + (value,), mutation_id=target.mutation_id)
 
     def LIST_EXTEND(self, inst):
         seq = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         if not seq.has_unpack_var_sequence(self):
             raise Unsupported(f"extending a list with {seq.describe()}")
         self.stack[-inst.arg] = ListVariable(target.items + tuple(seq.unpack_var_sequence(self)),
                                              mutation_id=target.mutation_id)
 
     def LIST_TO_TUPLE(self, inst):
-        self.push(TupleVariable(tuple(self.pop().items)))
+        self.push(TupleVariable(tuple(self.pop().realize().items)))
 
     def DICT_MERGE(self, inst):
         update = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         if not isinstance(update, ConstDictVariable):
             raise Unsupported(f"**-unpacking {update.describe()}")
-        if isinstance(update, ConstDictVariable) and update.source is not None:
-            update.guard_keys(self)
-        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.entries},
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.read_entries()},
                                                   mutation_id=target.mutation_id)
 
     DICT_UPDATE = DICT_MERGE
 
     def MAP_ADD(self, inst):
         value, key = self.pop(), self.pop()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = ConstDictVariable({**target.entries, hash_key(key): value},
                                                   mutation_id=target.mutation_id)
 
@@ -547,7 +553,7 @@ class InstructionTranslator(ExceptionOpcodes):
             raise Unsupported(f"*-unpacking {args_var.describe()}")
         if not isinstance(kwargs_var, ConstDictVariable):
             raise Unsupported(f"**-unpacking {kwargs_var.describe()}")
-        kwargs = {str(k): v for k, v in kwargs_var.entries.items()}
+        kwargs = {str(k): v for k, v in kwargs_var.read_entries().items()}
         self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
 
     def RETURN_VALUE(self, inst):

@@ -160,7 +160,7 @@ def diff_lines(left: list[str], right: list[str]) -> tuple[list[int], list[int]]
 
 def _bracket_id(reason: str) -> str:
     """"0/1: G['cfg'].scale == 3, got 5" -> "[0/1] G['cfg'].scale == 3, got 5" (as the prediction reads)."""
-    match = re.match(r"(\d+/\d+): (.*)", reason, re.S)
+    match = re.match(r"(\d+/\d+): (.*)", reason, re.DOTALL)
     return f"[{match.group(1)}] {match.group(2)}" if match else reason
 
 

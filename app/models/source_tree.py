@@ -12,7 +12,7 @@ import re
 
 from tracer.guards import source_tree
 
-from .simple_tables import RowItem, RowTreeModel
+from .row_tree_model import RowItem, RowTreeModel
 
 COL_SOURCE, COL_KIND, COL_EXPRESSION, COL_INSTALLED_AT = range(4)
 HEADERS = ("Source / guard", "Kind", "Expression", "Installed at")
@@ -141,5 +141,15 @@ class SourceTreeModel(RowTreeModel):
         return next((i for i in self.all_items() if i.payload == name and isinstance(i.payload, str)), None)
 
 
-__all__ = ["COL_SOURCE", "COL_KIND", "COL_EXPRESSION", "COL_INSTALLED_AT", "HEADERS", "SourceTreeModel",
-           "build_source_items", "parent_source_name", "GLOBAL_STATE", "UNGUARDED"]
+__all__ = [
+    "COL_EXPRESSION",
+    "COL_INSTALLED_AT",
+    "COL_KIND",
+    "COL_SOURCE",
+    "GLOBAL_STATE",
+    "HEADERS",
+    "UNGUARDED",
+    "SourceTreeModel",
+    "build_source_items",
+    "parent_source_name",
+]

@@ -9,7 +9,7 @@ local name, same child label).
 """
 from __future__ import annotations
 
-from .simple_tables import RowItem, RowTreeModel
+from .row_tree_model import RowItem, RowTreeModel
 
 COL_NAME, COL_KIND, COL_VALUE, COL_TYPE, COL_SOURCE, COL_NODE = range(6)
 HEADERS = ("Name", "Kind", "Value", "Type", "Source", "Node")
@@ -89,5 +89,16 @@ class TrackerTreeModel(RowTreeModel):
         self.set_items(build_locals_items(pairs, previous))
 
 
-__all__ = ["COL_NAME", "COL_KIND", "COL_VALUE", "COL_TYPE", "COL_SOURCE", "COL_NODE", "HEADERS",
-           "TrackerTreeModel", "build_stack_items", "build_locals_items", "short_kind"]
+__all__ = [
+    "COL_KIND",
+    "COL_NAME",
+    "COL_NODE",
+    "COL_SOURCE",
+    "COL_TYPE",
+    "COL_VALUE",
+    "HEADERS",
+    "TrackerTreeModel",
+    "build_locals_items",
+    "build_stack_items",
+    "short_kind",
+]

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QPlainTextEdit, QPushButton, QStyledItemDelegate, QToolButton, QTreeView,
                                QVBoxLayout, QWidget)
 
-from app.models.simple_tables import ITEM_ROLE, RowItem, RowTreeModel, monospace_font
+from app.models.row_tree_model import ITEM_ROLE, RowItem, RowTreeModel, monospace_font
 from app.models.source_tree import COL_EXPRESSION, SourceTreeModel
 from app.models.tracker_tree import COL_KIND, COL_TYPE, TrackerTreeModel
 

@@ -10,10 +10,11 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import tracer.debug  # noqa: E402
-from app.models.simple_tables import CHANGED_ROLE, PAYLOAD_ROLE  # noqa: E402
+from app.models.row_tree_model import CHANGED_ROLE, PAYLOAD_ROLE  # noqa: E402
 from app.models.source_tree import build_source_items, parent_source_name  # noqa: E402
 from app.models.tracker_tree import COL_KIND, build_locals_items, build_stack_items  # noqa: E402
-from app.widgets.graph_view import GraphPanel, code_text, layers  # noqa: E402
+from app.widgets.graph_view import GraphPanel, code_text, layout_nodes  # noqa: E402
+from tracer.export.layout import layer_of  # noqa: E402
 from app.widgets.panels import (BP_GUARD_ON, BP_OPCODE, BreakpointsPanel, BreaksPanel, CachePanel,  # noqa: E402
                                 CallStackPanel, LocalsPanel, LogPanel, SourceTreePanel, StackPanel)
 
@@ -198,7 +199,7 @@ def test_graph_panel_one_item_per_node(qtbot, seed):
     panel.show_nodes(nodes, 1)
     assert len(panel.node_items) == len(nodes) == 4
     assert panel.text.toPlainText().splitlines()[1].startswith("mul = operator.mul(l_x_, 2)")
-    assert layers(nodes) == {"l_x_": 0, "mul": 1, "add": 2, "sub": 3}
+    assert layer_of(layout_nodes(nodes)) == {"l_x_": 0, "mul": 1, "add": 2, "sub": 3}
     assert len(panel.edge_items) == 3
     panel.tabs.setCurrentIndex(1)
     render(panel, "graph_growing")

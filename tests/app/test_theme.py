@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QSplitter  # noqa: E402
 from pygments.styles import get_style_by_name  # noqa: E402
 
 from app import theme  # noqa: E402
-from app.models.simple_tables import RowItem, RowTreeModel  # noqa: E402
+from app.models.row_tree_model import RowItem, RowTreeModel  # noqa: E402
 from app.widgets import highlight  # noqa: E402
 from app.widgets.bytecode_view import COL_OPNAME, BytecodeView  # noqa: E402
 from app.widgets.graph_view import GraphPanel  # noqa: E402
@@ -30,9 +30,9 @@ TOUR_LINE = 50  # a line inside `step`, marked as current in the views below
 
 NODES = [
     GraphNodeView("l_x_", "placeholder", "L_x_", "", "4", "float32"),
-    GraphNodeView("mul", "call_function", "operator.mul", "l_x_, 2", "4", "float32"),
-    GraphNodeView("relu", "call_method", "relu", "mul", "4", "float32"),
-    GraphNodeView("output", "output", "output", "(relu,)"),
+    GraphNodeView("mul", "call_function", "operator.mul", "l_x_, 2", "4", "float32", inputs=("l_x_",)),
+    GraphNodeView("relu", "call_method", "relu", "mul", "4", "float32", inputs=("mul",)),
+    GraphNodeView("output", "output", "output", "(relu,)", inputs=("relu",)),
 ]
 
 

@@ -143,14 +143,50 @@ def test_graph_break_condition_and_restart_attempts():
     opt = tracer.compile(f)
     recorder = record(opt)
     opt(torch.ones(2))
-    first = recorder.timelines[0]
-    assert first.attempt == 1 and "restarting" in first.outcome
-    assert [t.attempt for t in recorder.timelines[:2]] == [1, 2]
-    nav = Navigator(first, [graph_break()])
-    assert any(e.kind == "graph_break" for e in first.events)
+    first, second = recorder.timelines[:2]
+    assert (first.attempt, second.attempt) == (1, 2) and "restarting" in first.outcome
+    print_line = f.__code__.co_firstlineno + 2
+    for timeline in (first, second):
+        bp = graph_break()
+        nav = Navigator(timeline, [bp])
+        stop = timeline.snapshots[nav.continue_()]
+        # it stops on the instruction that breaks the graph (the call of print), once
+        assert (stop.frame.opname, stop.frame.line) == ("CALL", print_line)
+        assert stop.event.startswith("graph break: print()")
+        assert bp.hits == 1
+        assert [s.step for s in timeline.snapshots if s.event] == [stop.step]
+        assert [e.step for e in timeline.events if e.kind == "graph_break"] == [stop.step]
+        logpoint = graph_break()
+        logpoint.log_message = "{opname} at line {line}"
+        nav = Navigator(timeline, [logpoint])
+        nav.continue_()
+        assert nav.log == [f"CALL at line {print_line}"]
     resumed = [t for t in recorder.timelines if t.frame.startswith("torch_dynamo_resume")]
-    assert resumed, "the resume function's trace is recorded too"
-    assert nav.continue_() == len(first) - 1 or first.snapshots[nav.position].event
+    assert resumed and not any(s.event for s in resumed[0].snapshots), "the resume's trace starts clean"
+
+
+def _helper_that_breaks(x):
+    x = x * 2
+    print("inside")
+    return x
+
+
+def test_graph_break_condition_stops_inside_the_inlined_helper_then_at_its_call():
+    def f(x):
+        return _helper_that_breaks(x + 1) - 1
+
+    opt = tracer.compile(f)
+    recorder = record(opt)
+    opt(torch.ones(2))
+    first, second = recorder.timelines[:2]
+    stops = []
+    for timeline in (first, second):
+        nav = Navigator(timeline, [graph_break()])
+        stops.append(timeline.snapshots[nav.continue_()])
+    # the first attempt raised inside the helper; the restart stops before calling it
+    assert (stops[0].frame.function, stops[0].depth) == ("_helper_that_breaks", 1)
+    assert (stops[1].frame.function, stops[1].frame.opname, stops[1].depth) == ("f", "CALL", 0)
+    assert all(s.event.startswith("graph break: print()") for s in stops)
 
 
 def test_a_trace_of_100k_instructions_fits_in_memory():

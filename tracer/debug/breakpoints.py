@@ -103,15 +103,19 @@ def guard_installed_on(pattern: str) -> ConditionBreakpoint:
     return ConditionBreakpoint(predicate=predicate, text=f"guard installed on {pattern}")
 
 
+def _has_event(snapshot: Snapshot, prefix: str) -> bool:
+    """Whether one of the snapshot's events (one per line) is of this kind."""
+    return bool(snapshot.event) and any(line.startswith(prefix) for line in snapshot.event.splitlines())
+
+
 def graph_break() -> ConditionBreakpoint:
-    return ConditionBreakpoint(predicate=lambda s, t: bool(s.event and s.event.startswith("graph break")),
-                               text="graph break")
+    """Stops at the instruction that breaks the graph (the last step of a trace that breaks)."""
+    return ConditionBreakpoint(predicate=lambda s, t: _has_event(s, "graph break"), text="graph break")
 
 
 def exception_handled() -> ConditionBreakpoint:
     """Stops at the first step of an except/finally block entered by an exception the trace raised."""
-    return ConditionBreakpoint(predicate=lambda s, t: bool(s.event and s.event.startswith("exception")),
-                               text="exception handled")
+    return ConditionBreakpoint(predicate=lambda s, t: _has_event(s, "exception"), text="exception handled")
 
 
 def depth_exceeds(n: int) -> ConditionBreakpoint:

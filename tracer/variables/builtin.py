@@ -254,7 +254,7 @@ class BuiltinVariable(VariableTracker):
         entries = {}
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
-                entries.update(obj.entries)
+                entries.update(obj.read_entries())
             else:
                 for i, pair in enumerate(self._sequence(tx, obj)):
                     parts = items_of(tx, pair)

@@ -148,7 +148,7 @@ def _counts(tx, iterable=None, kwargs=None) -> dict:
     if iterable is not None:
         iterable = iterable.realize()
         if isinstance(iterable, ConstDictVariable):
-            counts = dict(iterable.entries)
+            counts = dict(iterable.read_entries())
         else:
             for item in items_of(tx, iterable):
                 key = _key(item)
@@ -173,16 +173,16 @@ def counter_method(tx, counter: ConstDictVariable, name: str, args, kwargs):
         for key, count in _counts(tx, args[0] if args else None, kwargs).items():
             before = entries[key].as_python_constant() if key in entries else 0
             entries[key] = ConstantVariable(before + sign * count.as_python_constant())
-        counter.guard_keys(tx)
+        counter.guard_keys()
         tx.replace_all(counter, ConstDictVariable(entries, mutation_id=counter.mutation_id, dict_cls=counter.dict_cls,
                                                   source=counter.source))
         return ConstantVariable(None)
     if name == "elements":  # the keys, each as often as its count, in insertion order
-        counter.guard_keys(tx)
+        counter.guard_keys()
         return ListIteratorVariable(tuple(ConstantVariable(k) for k, v in counter.entries.items()
                                           for _ in range(v.as_python_constant())))
     real = counter.as_python_constant()  # total(), most_common(n): folded
-    counter.guard_keys(tx)
+    counter.guard_keys()
     return build_sourceless(tx, getattr(real, name)(*[a.as_python_constant() for a in args]))
 
 

@@ -58,10 +58,7 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if op in (operator.is_, operator.is_not):  # before folding: two equal lists are not one list
         same = _same_object(args[0], args[1])
         return ConstantVariable(same if op is operator.is_ else not same)
-    if all(a.is_python_constant() for a in args):
-        for arg in args:
-            if isinstance(arg, ConstDictVariable):  # `D == {...}` reads its key set, not only its values
-                arg.guard_keys(tx)
+    if all(a.is_python_constant() for a in args):  # a dict from outside read whole guards its keys there
         return _fold(tx, op, [a.as_python_constant() for a in args])
     if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
             and isinstance(args[1], BaseListVariable):
