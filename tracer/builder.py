@@ -23,7 +23,7 @@ from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
 from .variables.ctx_manager import (DECORATOR_CLASSES, GRAD_MODE_DECORATOR_CODE, ContextDecoratedVariable,
-                                    GradModeVariable, ResumedGradMode)
+                                    ContextFactoryVariable, GradModeVariable, ResumedGradMode, is_context_factory)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.lists import (DequeVariable, ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable,
@@ -153,6 +153,13 @@ def _build_from_source(tx, value, source: Source):
         guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
         owner = build_from_source(tx, value.__self__, AttrSource(source, "__self__"))
         return GetAttrVariable(owner, value.__name__, source=source)
+    if is_context_factory(value):  # the `ctx_factory` of a @torch.no_grad() wrapper compiled itself
+        guard(AttrSource(source, "__self__"), "TYPE_MATCH", type(value.__self__))
+        guard(AttrSource(source, "__func__"), "ID_MATCH", value.__func__)
+        if type(value.__self__) is torch.inference_mode:
+            mode = value.__self__.mode
+            guard(AttrSource(AttrSource(source, "__self__"), "mode"), "TRUE_MATCH" if mode else "FALSE_MATCH", mode)
+        return ContextFactoryVariable(value.__self__, source=source)
     if is_numpy_value(value):  # np.sin, np.sum, np.float32, np.finfo: traced through torch._numpy
         guard(source, "ID_MATCH", value)
         return NumpyVariable(value, source=source)

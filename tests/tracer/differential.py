@@ -595,6 +595,16 @@ def _dynamo_code(c: Case, opt: Any) -> types.CodeType:
     forward; for a module whose forward lives in torch (nn.Sequential) Dynamo
     converts the wrapper ``external_utils.wrap_inline(forward)``."""
     if not c.is_module:
+        # a function whose code is torch's (a @torch.no_grad() wrapper): Dynamo converts the
+        # external_utils wrapper it puts around it, which calls it inline
+        fn = opt
+        for _ in range(5):
+            code = getattr(fn, "__code__", None)
+            if code is not None and code.co_filename.endswith("external_utils.py"):
+                return code
+            fn = getattr(fn, "__wrapped__", None)
+            if fn is None:
+                break
         return c.fn.__code__
     fwd = opt.__dict__.get("forward")
     for _ in range(5):  # dynamo's _fn -> wrap_inline's inner -> the bound forward
