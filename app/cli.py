@@ -20,9 +20,9 @@ import argparse
 import os
 import sys
 
+from .paths import DEFAULT_SCRIPT
+
 COMMANDS = ("gui", "export", "explain")
-DEFAULT_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                              "resources", "examples", "seed_example.py")
 
 EXIT_OK, EXIT_SCRIPT_FAILED, EXIT_USAGE = 0, 1, 2
 
