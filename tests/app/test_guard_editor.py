@@ -11,7 +11,9 @@ import pathlib
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
+from app import theme
 from app.controller import DebugController
 from app.models.guard_editor_model import (PREDICTION_HIT, PREDICTION_RECOMPILE, SIDE_LEFT, SIDE_RIGHT, diff_lines,
                                            global_path, other_globals)
@@ -246,4 +248,11 @@ def test_renders(qtbot, editor, tmp_path):
     editor.show()
     path = tmp_path / "guard_editor.png"
     assert editor.grab().save(str(path))
-    assert path.stat().st_size > 0
+    # what is drawn: the hit banner's colour behind the prediction, the changed guard line's in the compare pane
+    banner = editor.prediction_view.viewport().grab().toImage()
+    assert banner.pixelColor(banner.width() - 4, banner.height() - 4) == QColor(theme.current().prediction_hit[0])
+    pane = editor.compare_panes[SIDE_RIGHT]
+    row = next(i for i, line in enumerate(editor.compare_text(SIDE_RIGHT).splitlines()) if "scale == 5" in line)
+    rect = pane.blockBoundingGeometry(pane.document().findBlockByNumber(row)).translated(pane.contentOffset())
+    image = pane.viewport().grab().toImage()
+    assert image.pixelColor(image.width() - 4, int(rect.center().y())) == QColor(theme.current().diff_right_bg)

@@ -7,7 +7,10 @@ import textwrap  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from app import theme  # noqa: E402
 
 import tracer.debug  # noqa: E402
 from app.models.row_tree_model import CHANGED_ROLE, PAYLOAD_ROLE  # noqa: E402
@@ -139,6 +142,10 @@ def test_stack_panel_highlight_role_and_png(qtbot, seed):
         panel.view.clicked.emit(model.index(1, 2))  # the add tensor
     assert blocker.args == ["add"]
     render(panel, "stack")
+    image = panel.view.viewport().grab().toImage()  # the changed row is painted yellow, the one below is not
+    changed, same = (panel.view.visualRect(model.index(r, 1)) for r in (0, 1))
+    assert image.pixelColor(changed.right() - 2, changed.center().y()) == QColor(theme.current().changed_bg)
+    assert image.pixelColor(same.right() - 2, same.center().y()) != QColor(theme.current().changed_bg)
     panel.show_views(tl.snapshots[-1].frame.stack)
     assert model.rowCount() == 1 and model.rowCount(model.index(0, 0)) == 2
     render(panel, "stack_tuple")
