@@ -67,12 +67,12 @@ def parent_source_name(name: str) -> str | None:
 
 
 def installed_at_text(guard) -> str:
-    """`linear.py:134 in forward @28`: file, line, function and offset, never mistaken for each other."""
+    """`linear.py:134 in forward`: file, line and function, never mistaken for each other (the offset
+    is in the tooltip)."""
     at = guard.installed_at
     if at is None:
         return ""
-    offset = f" @{at.offset}" if at.offset is not None else ""
-    return f"{os.path.basename(at.filename)}:{at.line} in {at.function}{offset}"
+    return f"{os.path.basename(at.filename)}:{at.line} in {at.function}"
 
 
 def relative_name(name: str, parent: str | None) -> str:

@@ -148,13 +148,13 @@ class WatchContext:
                 value = getattr(value, step) if isinstance(step, str) else value[step]
             except Exception:  # a path the module does not have (now): say so, never raise
                 found = False
-        now = f"module value now: {_clip(repr(value))}" if found else "not in the module"
+        now = f"{_clip(repr(value))} in the module now" if found else "not in the module"
         if not guards and not found:
             frame = self.snapshot.frame
             return WatchResult(expression, f"{root} is not a local of {frame.function} at this step, "
                                "nor a module global", error=True)
-        assumed = "; ".join(guards) if guards else "no guard on it yet (the trace has not read it)"
-        return WatchResult(expression, f"{now} — {assumed}", "global", name, guards)
+        assumed = "; ".join(guards) if guards else "not read by the trace yet"
+        return WatchResult(expression, f"{now}; {assumed}", "global", name, guards)
 
 
 __all__ = ["WatchResult", "WatchContext", "parse_path", "source_name", "describe", "TRACKER_FIELDS"]

@@ -214,7 +214,7 @@ class SourceTreePanel(TreePanel):
         self.view.expandAll()
         self._fit_columns()
 
-    SHARES = {COL_KIND: 0.22, COL_INSTALLED_AT: 0.3}  # at most this much of the width: the rest is the first's
+    SHARES = {COL_KIND: 0.26, COL_INSTALLED_AT: 0.3}  # at most this much of the width: the rest is the first's
 
     def _fit_columns(self, fresh: bool = False) -> None:
         """The trailing columns fit their content, capped by a share of the width; the first stretches."""
@@ -283,13 +283,14 @@ class CachePanel(TreePanel):
         name, count = frame.code.co_name, len(frame.cache_entries)
         node = RowItem((f"{frame_role(frame)}: {name}", "", "", "", f"{count} entr{'y' if count == 1 else 'ies'}"),
                        tooltip=f"{frame.code.co_filename}:{frame.code.co_firstlineno}")
-        reasons = recompile_reasons(frame)
+        base = os.path.dirname(frame.code.co_filename) + os.sep  # the script's folder: paths read short
+        reasons = {cid: reason.replace(base, "") for cid, reason in recompile_reasons(frame).items()}
         for entry in frame.cache_entries:
             detail, error = "", False
             if entry.compile_id in reasons:
                 detail = f"recompiled: {reasons[entry.compile_id]}"
             if entry.graph_break is not None:
-                detail, error = _join(detail, f"graph break: {entry.graph_break.reason}"), True
+                detail, error = _join(detail, f"graph break: {entry.graph_break.reason.replace(base, '')}"), True
             if entry.eager_reason:
                 detail, error = _join(detail, f"eager: {entry.eager_reason}"), True
             node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),

@@ -192,7 +192,8 @@ def test_source_tree_panel_guard_click(qtbot, seed):
     # the main column says what the guard claims of its source; kind and where it was installed follow
     assert guard_row.values[:2] == ("== 2", "EQUALS_MATCH")
     assert guard_row.tooltip.startswith("EQUALS_MATCH: G['cfg'].scale == 2")
-    assert guard_row.values[2] == f"seed_example.py:20 in f @{guard_row.payload.installed_at.offset}"
+    assert guard_row.values[2] == "seed_example.py:20 in f"
+    assert f"(offset {guard_row.payload.installed_at.offset})" in guard_row.tooltip
     assert scale.values[0] == ".scale"
     index = model.index_of(guard_row, 1)
     assert index.data(CHANGED_ROLE) is (tl.guards.index(guard_row.payload) >= tl.snapshots[step].guard_count - new)
