@@ -13,6 +13,7 @@ import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,6 +79,7 @@ def _shoot_tour(app, out_dir: str, width: int, height: int, suffix: str) -> list
     editor.call_again()
     c.wait_for(editor.sig_called, lambda: False)
     window.dock("guard_editor").raise_()
+    window.resizeDocks([window.dock("guard_editor")], [int(height * 0.55)], Qt.Vertical)  # as a user drags it up
     shoot("04-guard-editor.png")
     editor.undo_all()
     window.close()

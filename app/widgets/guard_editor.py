@@ -184,7 +184,7 @@ class GuardEditor(QWidget):
             combo.currentIndexChanged.connect(self._refresh_compare)
             pane.setReadOnly(True)
             pane.setFont(mono)
-            pane.setLineWrapMode(QPlainTextEdit.NoWrap)
+            pane.setLineWrapMode(QPlainTextEdit.WidgetWidth)  # long guard lines wrap: no sideways scrolling
             pick = QHBoxLayout()
             pick.addWidget(QLabel("Entry:"))
             pick.addWidget(combo, 1)
