@@ -9,6 +9,7 @@ Values with a source enter lazily: the guards go in when the trace uses them.
 """
 from __future__ import annotations
 
+import collections
 import enum
 import functools
 import types
@@ -25,12 +26,14 @@ from .variables.ctx_manager import (DECORATOR_CLASSES, GRAD_MODE_DECORATOR_CODE,
                                     GradModeVariable, ResumedGradMode)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
-from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable,
-                              SliceVariable, TupleVariable, tuple_fields)
-from .variables.misc import (GetAttrVariable, PythonModuleVariable, SkippedFunctionVariable,
-                             UserDefinedClassVariable, UserDefinedObjectVariable)
+from .variables.lists import (DequeVariable, ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable,
+                              SetVariable, SliceVariable, TupleVariable, tuple_fields)
+from .variables.misc import (GetAttrVariable, MethodDescriptorVariable, PythonModuleVariable,
+                             SkippedFunctionVariable, UserDefinedClassVariable, UserDefinedObjectVariable,
+                             is_modelled_method_descriptor)
 from .variables.nn_module import NNModuleVariable
-from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
+from .variables.partial import FunctoolsPartialVariable
+from .variables.user_functions import UserFunctionVariable
 
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
@@ -82,16 +85,20 @@ def _build_from_source(tx, value, source: Source):
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
-    if type(value) in (list, dict, set) or type(value) in _SEQUENCE_ITERATORS:
+    if type(value) in (list, dict, set, collections.deque) or type(value) in _SEQUENCE_ITERATORS:
         known = tx.output.side_effects.tracked_container(value)
         if known is not None:  # the same list reached again: its current version, mutations included
             return known
-    if type(value) in (list, tuple):
+    if type(value) in (list, tuple, collections.deque):
         guard(source, "TYPE_MATCH", type(value))
         guard(source, "LENGTH_CHECK", len(value))
         items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
         if type(value) is tuple:
             return TupleVariable(items, source=source)
+        if type(value) is collections.deque:
+            guard(AttrSource(source, "maxlen"), "NONE_MATCH" if value.maxlen is None else "EQUALS_MATCH", value.maxlen)
+            return tx.output.side_effects.track_container(value, DequeVariable(items, maxlen=value.maxlen,
+                                                                               source=source))
         return tx.output.side_effects.track_container(value, ListVariable(items, source=source))
     if isinstance(value, tuple) and tuple_fields(type(value)):
         guard(source, "TYPE_MATCH", type(value))
@@ -104,7 +111,9 @@ def _build_from_source(tx, value, source: Source):
             if not is_constant_value(key):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
             entries[key] = build_lazy(tx, item, GetItemSource(source, key))
-        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source))
+        keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
+        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source,
+                                                                               keys_guard=keys_guard))
     if type(value) is set and all(is_constant_value(item) for item in value):
         guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
         items = tuple(ConstantVariable(item) for item in value)
@@ -132,8 +141,9 @@ def _build_from_source(tx, value, source: Source):
         guard(source, "TYPE_MATCH", functools.partial)
         func = build(tx, value.func, AttrSource(source, "func"))
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
-        keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().entries
-        return FunctoolsPartialVariable(func, tuple(args), dict(keywords), source=source)
+        keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().read_entries()
+        return FunctoolsPartialVariable(func, tuple(args), dict(keywords), flattens=not vars(value),
+                                        source=source)
     if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):
         # `LOG.append` handed over as a value (on a resume function's stack): a method of a container
         # we model; the bound method is a new object per read, so its owner and name are guarded
@@ -141,6 +151,13 @@ def _build_from_source(tx, value, source: Source):
         guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
         owner = build_from_source(tx, value.__self__, AttrSource(source, "__self__"))
         return GetAttrVariable(owner, value.__name__, source=source)
+    if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, type):
+        # `itertools.chain.from_iterable`, `dict.fromkeys`: a classmethod of a C type is bound afresh on
+        # every read, so its identity is no guard; its class and name are
+        guard(source, "TYPE_MATCH", type(value))
+        guard(AttrSource(source, "__self__"), "ID_MATCH", value.__self__)
+        guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
+        return build_sourceless(tx, value).with_source(source)
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":
@@ -158,6 +175,9 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(value, type):
         guard(source, "ID_MATCH", value)
         return UserDefinedClassVariable(value, source=source)
+    if is_modelled_method_descriptor(value):
+        guard(source, "ID_MATCH", value)
+        return MethodDescriptorVariable(value, source=source)
     if isinstance(value, _C_CALLABLES):
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
@@ -197,8 +217,10 @@ def build_sourceless(tx, value):
         return SetVariable(tuple(build_sourceless(tx, v) for v in value))
     if type(value) is list:
         return ListVariable(tuple(build_sourceless(tx, v) for v in value))
-    if type(value) is dict:
-        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()})
+    if type(value) is collections.deque:
+        return DequeVariable(tuple(build_sourceless(tx, v) for v in value), maxlen=value.maxlen)
+    if type(value) in (dict, collections.OrderedDict, collections.Counter):  # a folded Counter sum, ...
+        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()}, dict_cls=type(value))
     if type(value) is range:
         return RangeVariable(value)
     if type(value) is slice:
@@ -221,6 +243,8 @@ def build_sourceless(tx, value):
             return BuiltinVariable(value)
         if rule == "user":
             return UserFunctionVariable(value)
+        if is_modelled_method_descriptor(value):
+            return MethodDescriptorVariable(value)
         if isinstance(value, _C_CALLABLES):
             return SkippedFunctionVariable(value)
     return UserDefinedObjectVariable(value)

@@ -10,12 +10,14 @@ resume function.  Code objects are assembled with the `bytecode` package.
 """
 from __future__ import annotations
 
+import collections
 import inspect
 import types
 
 import bytecode as bc
 import torch
 
+from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
@@ -24,12 +26,13 @@ from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.nn_module import NNModuleVariable, hooks_of
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
-                              SliceVariable, TupleVariable, make_named_tuple)
+                              SliceVariable, TupleVariable, key_tracker, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
 from .variables.tensor import TensorVariable
-from .variables.user_functions import (FunctoolsPartialVariable, NestedUserFunctionVariable,
+from .variables.partial import FunctoolsPartialVariable
+from .variables.user_functions import (NestedUserFunctionVariable,
                                        UserFunctionVariable, UserMethodVariable)
 
 GRAPH_OUT = "___graph_out"
@@ -59,7 +62,11 @@ def _new_object(cls, names, *values):
 
 
 def _replace_list(target, items):
-    target[:] = items
+    if type(target) is list:
+        target[:] = items
+    else:  # a deque: no slice assignment
+        target.clear()
+        target.extend(items)
 
 
 def _refill(target, items):
@@ -243,6 +250,10 @@ class PyCodegen:
                 self.reconstruct(item)
             self.emit("BUILD_SET", len(var.items))
             return
+        if cls is collections.deque:
+            self.call(collections.deque,
+                      lambda: (self._sequence(TupleVariable(var.items)), self.load_const(var.maxlen)), 2)
+            return
         if cls not in (list, tuple):
             self.call(make_named_tuple, lambda: (self.load_const(cls), self._sequence(TupleVariable(var.items))), 2)
             return
@@ -252,7 +263,7 @@ class PyCodegen:
 
     def _dict(self, entries: dict) -> None:
         for key, value in entries.items():
-            self.load_const(key)
+            self.reconstruct(key_tracker(key))  # a constant, or a tensor key
             self.reconstruct(value)
         self.emit("BUILD_MAP", len(entries))
 
@@ -474,4 +485,4 @@ def assemble(original: types.CodeType, body: list, *, name: str | None = None,
         code.argnames = list(argnames)
         code.flags = template.flags & ~(0x04 | 0x08)
     code.flags &= ~0x20  # never a generator
-    return code.to_code()
+    return check_code(code.to_code())

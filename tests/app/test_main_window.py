@@ -319,7 +319,7 @@ def test_a_script_that_raises_shows_the_traceback_and_the_line(window, tmp_path)
 
 def test_a_folder_is_refused_with_a_message(window, tmp_path):
     assert not window.open_script(str(tmp_path))
-    assert status(window) == f"{tmp_path} is a folder, not a script"
+    assert status(window) == f"{tmp_path} is a directory, not a script"
     assert [d.text() for d in visible_dialogs(window)] == [status(window)]
 
 

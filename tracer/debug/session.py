@@ -20,7 +20,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from ..eval_frame import CompiledFunction, FrameNumbers, numbered_by
-from ..exc import ScriptStopped, UserError
+from ..exc import ScriptExit, ScriptStopped, UserError
 from ..guards.whatif import Prediction, StateEditor, predict
 from ..script import run_script
 from .recorder import Recorder, record
@@ -74,13 +74,17 @@ def _script_error(error: BaseException, script: str) -> ScriptError:
 
 
 class Session:
-    def __init__(self, path: str, argv: list[str] | None = None):
+    def __init__(self, path: str, argv: list[str] | None = None, *, present=None):
+        """`present(compiled, fn)`: what torch.compile hands the script (default: the CompiledFunction)."""
         if os.path.isdir(path):
-            raise UserError(f"{path} is a folder, not a script")
+            raise UserError(f"{path} is a directory, not a script")
         if not os.path.isfile(path):
             raise UserError(f"no such script: {path}")
         self.path = os.path.abspath(path)
         self.argv = list(argv or [])
+        self.present = present
+        self.exit_status: int | None = None  # the status of the script's sys.exit(n) / os._exit(n)
+        self.exit_how: str | None = None  # which of the two, and where: "os._exit(3) at train.py:12"
         self.recorder = Recorder()
         self.functions: list[CompiledFunction] = []
         self.error: str | None = None
@@ -180,12 +184,12 @@ class Session:
                 with self._lock:
                     self._in_script = True
                 try:
-                    run_script(self.path, self.argv, on_compiled=on_compiled)
+                    run_script(self.path, self.argv, on_compiled=on_compiled, present=self.present)
                 finally:
                     with self._lock:
                         self._in_script = False
-        except SystemExit:
-            pass
+        except ScriptExit as exit_:
+            self.exit_status, self.exit_how = exit_.status, exit_.how
         except ScriptStopped as error:
             self.error = self._stopped_message()
             self.error_at = _script_error(error, self.path)

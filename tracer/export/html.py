@@ -226,14 +226,25 @@ def _frames(report: dict) -> str:
     return "".join(parts)
 
 
+def _status(status: dict) -> tuple[str, str]:
+    """(the badge beside the summary, the alert under it) for how the script ended."""
+    if status["error"]:
+        return ('<span class="badge bad">script raised</span>',
+                f'<p class="alert">The script raised <span class="mono">{e(status["error"])}</span>; '
+                'this report shows what ran before that.</p>')
+    if status.get("exit_how"):
+        badge = "ok" if status["ok"] else "bad"
+        return (f'<span class="badge {badge}">exited with status {e(status["exit_status"])}</span>',
+                f'<p class="alert">The script ended itself with <span class="mono">{e(status["exit_how"])}</span>; '
+                'this report shows what ran before that.</p>')
+    return '<span class="badge ok">ran to completion</span>', ""
+
+
 def render_html(report: dict) -> str:
     """The whole page as a string."""
     s = report["summary"]
     name = report["script"]["name"]
-    status = ('<span class="badge ok">ran to completion</span>' if report["status"]["ok"]
-              else '<span class="badge bad">script raised</span>')
-    error = (f'<p class="alert">The script raised <span class="mono">{e(report["status"]["error"])}</span>; '
-             'this report shows what ran before that.</p>' if not report["status"]["ok"] else "")
+    status, error = _status(report["status"])
     cards = "".join([
         _card(s["frames"], "compiled frames"), _card(s["cache_entries"], "cache entries"),
         _card(s["graphs"], "graphs"), _card(s["ops"], "ops"), _card(s["guards"], "guards"),

@@ -23,10 +23,11 @@ _PURE_METHODS = {
           "find", "lstrip", "rstrip", "title", "__add__", "__mul__", "__mod__", "zfill"},
     int: {"bit_length", "__index__", "__int__", "__float__", "__add__", "__mul__", "__sub__",
           "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__", "__eq__",
-          "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "to_bytes"},
+          "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "to_bytes", "as_integer_ratio", "bit_count",
+          "conjugate"},
     float: {"is_integer", "__int__", "__float__", "__add__", "__mul__", "__sub__",
             "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__",
-            "as_integer_ratio", "hex"},
+            "as_integer_ratio", "hex", "conjugate"},
     torch.Size: {"numel", "index", "count", "__getitem__", "__len__"},
     torch.dtype: {"to_complex", "to_real"},
 }

@@ -1,7 +1,6 @@
 """Modules, user objects and classes, bound attributes and the NULL marker."""
 from __future__ import annotations
 
-import functools
 import inspect
 import types
 
@@ -71,6 +70,46 @@ class SkippedFunctionVariable(VariableTracker):
         return f"skipped {getattr(self.value, '__qualname__', self.value)}"
 
 
+# Classes whose methods the trackers model: `Cls.method(obj, ...)` is `obj.method(...)`.
+METHOD_OWNERS = (torch._C.TensorBase, list, dict, set, tuple, str, int, float)
+
+
+def is_modelled_method_descriptor(value) -> bool:
+    """`torch.Tensor.add_`, `dict.get`, `str.join`: a C method read from a class we model."""
+    return isinstance(value, (types.MethodDescriptorType, types.WrapperDescriptorType)) \
+        and getattr(value, "__objclass__", None) in METHOD_OWNERS
+
+
+@dataclass(frozen=True, eq=False)
+class MethodDescriptorVariable(VariableTracker):
+    """An unbound C method (`torch.Tensor.add_`, `getattr(torch.Tensor, name)`): calling it with an
+    instance first is that instance's method call, as Dynamo records it."""
+
+    value: object = None
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self):
+        return self.value
+
+    def call_function(self, tx, args, kwargs):
+        owner, name = self.value.__objclass__, self.value.__name__
+        if not args:
+            raise Unsupported(f"TypeError: unbound method {owner.__name__}.{name}() needs an argument")
+        obj = args[0].realize()
+        try:
+            is_instance = issubclass(obj.python_type(), owner)
+        except Unsupported:
+            is_instance = False
+        if not is_instance:
+            raise Unsupported(f"{owner.__name__}.{name}() called on {obj.describe()}")
+        return obj.call_method(tx, name, list(args[1:]), kwargs)
+
+    def short_repr(self) -> str:
+        return f"method {self.value.__objclass__.__name__}.{self.value.__name__}"
+
+
 @dataclass(frozen=True, eq=False)
 class PythonModuleVariable(VariableTracker):
     """A module such as `torch`, `math` or `torch.nn.functional`."""
@@ -137,15 +176,14 @@ class UserDefinedClassVariable(VariableTracker):
         from .functional import handler_for
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
+        if self.value in FOLDED_CLASSES and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+            return _fold_construction(tx, self.value, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
         from .ctx_manager import construct_context
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
             return context
-        if self.value is functools.partial:
-            from .user_functions import FunctoolsPartialVariable
-            return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))
         return construct_user_object(tx, self, args, kwargs)
 
     def store_attr(self, tx, name, value):
@@ -159,6 +197,18 @@ class UserDefinedClassVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"class {self.value.__qualname__}"
+
+
+# Classes whose instances are constants: made at trace time from constant arguments.
+FOLDED_CLASSES = frozenset({torch.device})
+
+
+def _fold_construction(tx, cls, args, kwargs):
+    try:
+        value = cls(*[a.as_python_constant() for a in args], **{k: v.as_python_constant() for k, v in kwargs.items()})
+    except Exception as error:
+        raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error} at trace time") from error
+    return ConstantVariable(value)
 
 
 def recorded_class_attr(tx, cls: type, name: str):
