@@ -10,6 +10,8 @@ CompiledFunctions too: the `frames` of the root one.
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import functools
 import inspect
 import itertools
@@ -39,11 +41,36 @@ _live: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 _compile_lock = threading.RLock()
 
 
+class FrameNumbers:
+    """Frame numbers of their own, for a run that should count from 0 as a fresh process does
+    (a debugger session over a script): use with `numbered_by`."""
+
+    def __init__(self):
+        self.ids: dict[types.CodeType, int] = {}
+        self.counter = itertools.count()
+
+
+_numbering: contextvars.ContextVar[FrameNumbers | None] = contextvars.ContextVar("standin_frame_numbers",
+                                                                                 default=None)
+
+
+@contextlib.contextmanager
+def numbered_by(numbers: FrameNumbers):
+    """Frames first compiled inside this block (in this thread) are numbered by `numbers`."""
+    token = _numbering.set(numbers)
+    try:
+        yield numbers
+    finally:
+        _numbering.reset(token)
+
+
 def frame_id(code: types.CodeType) -> int:
     """Dynamo numbers frames in the order they are first compiled: the `0` of `[0/1]`."""
-    if code not in _frame_ids:
-        _frame_ids[code] = next(_frame_counter)
-    return _frame_ids[code]
+    numbers = _numbering.get()
+    ids = numbers.ids if numbers is not None else _frame_ids
+    if code not in ids:
+        ids[code] = next(numbers.counter if numbers is not None else _frame_counter)
+    return ids[code]
 
 
 @dataclass
@@ -383,4 +410,5 @@ def reset() -> None:
     _frame_counter = itertools.count()
 
 
-__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "GraphBreak", "compile", "reset"]
+__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "FrameNumbers", "GraphBreak", "compile", "numbered_by",
+           "reset"]
