@@ -31,10 +31,12 @@ def runs(tmp_path_factory):
     """name -> (exit status, stdout, stderr, the --json document) of `standin compare` on each script."""
     out = tmp_path_factory.mktemp("compare")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    processes = {name: subprocess.Popen(
-        [sys.executable, "-m", "app", "compare", str(SCRIPTS / f"{name}.py"), "--json", str(out / f"{name}.json")],
-        cwd=out, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for name in NAMES}
-    results = {}
+    commands = {name: ["compare", str(SCRIPTS / f"{name}.py"), "--json", str(out / f"{name}.json")] for name in NAMES}
+    commands["export"] = ["export", str(SCRIPTS / "standin_breaks.py"), "--out", "exported", "--compare"]
+    processes = {name: subprocess.Popen([sys.executable, "-m", "app", *argv], cwd=out, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for name, argv in commands.items()}
+    results = {"exported": out / "exported"}
     for name, process in processes.items():
         stdout, stderr = process.communicate(timeout=600)
         document = json.loads((out / f"{name}.json").read_text()) if (out / f"{name}.json").is_file() else None
@@ -134,3 +136,20 @@ def test_compare_usage_errors_are_exit_2(tmp_path, capsys):
     assert cli.main(["compare"]) == 2
     assert cli.main(["compare", "--help"]) == 0
     assert "Exit status: 0 every frame and call agrees" in capsys.readouterr().out
+
+
+def test_export_compare_puts_the_comparison_in_report_json_and_html(runs):
+    status, stdout, stderr, _ = runs["export"]
+    assert status == 0, stderr  # the export's status is the script's: the comparison does not change it
+    assert "compared with torch.compile: they differ" in stderr
+    out = runs["exported"]
+    report = json.loads((out / "report.json").read_text())
+    jsonschema.validate(report, REPORT_SCHEMA)
+    comparison = report["comparison"]
+    assert comparison["agree"] is False and comparison["dynamo"]["engine"] == "dynamo"
+    # the Standin column is the exported run itself, not another one
+    assert [c["compile_id"] for f in comparison["standin"]["frames"] for c in f["compiles"]] == \
+        [e["compile_id"] for f in report["frames"] for e in f["entries"]]
+    page = (out / "report.html").read_text()
+    assert 'id="comparison"' in page and "Standin and Dynamo differ" in page and "only Standin breaks at" in page
+    assert (out / "compare.txt").read_text().startswith("standin_breaks.py: Standin")
