@@ -23,8 +23,10 @@ from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
+from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functions import TorchFunctionVariable
 from .variables.nn_module import NNModuleVariable, hooks_of
+from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
                               SliceVariable, TupleVariable, key_tracker, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
@@ -85,6 +87,7 @@ _new_object_fn = NamedCallable("__new_object", _new_object)
 _advance_iterator_fn = NamedCallable("__advance_iterator", _advance_iterator)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
 _refill_fn = NamedCallable("__refill_contents", _refill)
+_tensor_to_ndarray_fn = NamedCallable("__tensor_to_ndarray", tensor_to_ndarray)
 
 
 def _compilable(var) -> bool:
@@ -187,6 +190,11 @@ class PyCodegen:
             self.emit("LOAD_METHOD", "item")
             self.emit("PRECALL", 0)
             self.emit("CALL", 0)
+        elif isinstance(var, NumpyNdarrayVariable):
+            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
+                var.source.reconstruct(self)
+            else:  # an array computed in the graph: an ndarray again
+                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
         elif isinstance(var, (TensorVariable, SymNodeVariable)):
             if var.node.op == "placeholder" and var.source is not None:
                 var.source.reconstruct(self)
@@ -239,6 +247,8 @@ class PyCodegen:
         elif isinstance(var, FunctoolsPartialVariable):
             import functools
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
+        elif isinstance(var, ExceptionVariable):
+            self._exception(var)
         elif isinstance(var, OperatorGetterVariable):
             self._call_with_kwargs(var.factory, list(var.keys), {})
         elif var.source is not None:
@@ -250,6 +260,15 @@ class PyCodegen:
             self.load_const(var.value)
         else:
             raise Unsupported(f"cannot rebuild {var.describe()} in bytecode")
+
+    def _exception(self, var: ExceptionVariable) -> None:
+        """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
+        if not plain_exception_class(var.exc_type) or var.cause is not None or var.context is not None \
+                or self.side_effects.attrs.get(var.identity()):
+            raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its own __init__, attributes "
+                              "or a chained exception) in bytecode")
+        self._built_once(var.identity(), lambda: self.call(
+            var.exc_type, lambda: [self.reconstruct(a) for a in var.args], len(var.args)))
 
     def _sequence(self, var: BaseListVariable) -> None:
         cls = var.python_type()

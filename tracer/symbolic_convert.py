@@ -198,7 +198,7 @@ class InstructionTranslator(ExceptionOpcodes):
     def call_function(self, fn: VariableTracker, args, kwargs) -> None:
         real = fn.realize()
         if isinstance(real, UserDefinedClassVariable) and is_exception_class(real.value):
-            self.push(ExceptionVariable.construct(real.value, list(args), dict(kwargs)))
+            self.push(ExceptionVariable.construct(real.value, list(args), dict(kwargs), self))
             return
         self.push(fn.call_function(self, list(args), dict(kwargs)))
 
