@@ -115,7 +115,7 @@ class ShapeTracking:
             bounds = _marked_range(value, dim) if choice.strict else None
             if bounds is not None:
                 constraints.append(StrictMinMaxConstraint(vr=ValueRanges(*bounds), warn_only=False))
-            elif choice.strict or choice.why.startswith("automatic"):
+            elif choice.strict or choice.automatic:
                 constraints.append(RelaxedUnspecConstraint(warn_only=not choice.strict))
             else:
                 constraints.append(None)

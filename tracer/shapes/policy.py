@@ -147,6 +147,7 @@ class DimChoice:
     duck: bool = False  # may share a symbol with another size of the same value
     strict: bool = False  # mark_dynamic: specialising it is the user's error
     dynamic_stride: bool = False
+    automatic: bool = False  # made symbolic by automatic dynamic: specialising it again only warns
 
 
 @dataclass
@@ -196,7 +197,7 @@ def tensor_dims(mode, memory: AutomaticDynamic | None, name: str, tensor, static
         elif auto or auto_stride:
             why = "automatic dynamic: its size changed between compiles" if auto else \
                 "automatic dynamic: its stride changed between compiles"
-            choices.append(DimChoice(auto, why, dynamic_stride=auto_stride))
+            choices.append(DimChoice(auto, why, dynamic_stride=auto_stride, automatic=True))
         elif dim in markers.weak:
             choices.append(DimChoice(True, "maybe_mark_dynamic"))
         elif mode is True:
