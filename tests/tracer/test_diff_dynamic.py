@@ -195,6 +195,13 @@ def mark_static_under_dynamic_true(x):
     return x * x.shape[1]
 
 
+# marking a tensor after a compile recompiles, as Dynamo's DIMENSION_DYNAMIC_MARKING guards make it
+@case(CASES, call(T(4, 3)), call(T(4, 3)), call(_marked(4, 3)), call(T(4, 3)), compiles="C.C.", dynamic=None,
+      same_placeholders=True)
+def marked_after_a_compile(x):
+    return x * 2
+
+
 # ---- a module over a variable sequence length ---------------------------------------------------------
 class SeqEncoder(nn.Module):
     def __init__(self, d=8):
@@ -263,3 +270,4 @@ def size_live_across_a_break_true(x):
 
 
 test_dynamic_breaks = parametrize_breaks(BREAK_CASES)
+

@@ -50,12 +50,14 @@ class TensorMeta:
     size: tuple[int, ...]
     stride: tuple[int, ...]
     dispatch_keys: object = field(default=None, compare=False, repr=False)
+    marked: bool = False  # it carried mark_dynamic & co.'s markers; if not, the check says it still does not
 
     @classmethod
     def of(cls, t: torch.Tensor, size=None, stride=None) -> "TensorMeta":
         """`size` / `stride`: the pattern to match, None at each symbolic dimension (default: all of t's)."""
         return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()) if size is None else tuple(size),
-                   tuple(t.stride()) if stride is None else tuple(stride), torch._C._dispatch_keys(t))
+                   tuple(t.stride()) if stride is None else tuple(stride), torch._C._dispatch_keys(t),
+                   is_marked(t))
 
     def is_static(self) -> bool:
         return None not in self.size and None not in self.stride
@@ -78,6 +80,15 @@ def _shape_check(python: str):
     from ..source import SOURCE_NAMESPACE
     return eval(compile(f"lambda L, G: ({python})", "<shape guard>", "eval"),
                 {**SOURCE_NAMESPACE, "math": math, "torch": torch})
+
+
+MARKED = "_has_dynamo_dim_marking"  # the flag mark_dynamic / maybe_mark_dynamic / mark_static set on a tensor
+
+
+def is_marked(t) -> bool:
+    """Whether a tensor carries dimension markers; one never marked has an empty __dict__ (the fast path)."""
+    d = t.__dict__
+    return bool(d) and MARKED in d
 
 
 def dims_match(actual, pattern) -> bool:
@@ -192,6 +203,8 @@ def _tensor_test(e, v, const) -> str:
     device = f"{v}.is_cpu" if e.device.type == "cpu" else f"{v}.device == {const(e.device)}"
     head = (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
             f"and {v}.requires_grad is {e.requires_grad}")
+    if not e.marked:  # as Dynamo's DIMENSION_DYNAMIC_MARKING guards: marking it later recompiles
+        head += f" and (not {v}.__dict__ or {const(MARKED)} not in {v}.__dict__)"
     if e.is_static():
         return f"{head} and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}"
     match = const(dims_match)  # None at a symbolic size: the SHAPE_ENV guards check it
@@ -231,6 +244,8 @@ def tensor_mismatch(source_name: str, then: TensorMeta, value: torch.Tensor) -> 
     keys = torch._C._dispatch_keys(value)
     if then.dispatch_keys is not None and keys != then.dispatch_keys:
         return f"{name} dispatch key set mismatch. expected {then.dispatch_keys}, actual {keys}"
+    if not then.marked and is_marked(value):  # Dynamo's words
+        return f"{name}: {MARKED} is present on runtime tensor but was absent at compile time"
     return f"{name} matches"
 
 
