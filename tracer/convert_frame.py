@@ -193,8 +193,8 @@ def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheE
     output_nodes = _collect(owner, output, emit)
     output.graph.output(tuple(output_nodes))
     output.prune()
-    if output.count_calls() == 0 and not owner.fullgraph:
-        # As Dynamo: a frame with no graph operation is skipped for good.
+    if output.count_calls() == 0 and not output_nodes and not owner.fullgraph:
+        # As Dynamo: a frame with no graph operation (and no symbolic size to hand back) is skipped for good.
         return eager_entry(owner, compile_id, "No ops traced for the FX graph: the frame is skipped "
                                               "and runs eagerly from now on")
     return _finish(owner, compile_id, output, output_nodes, emit)
@@ -378,7 +378,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     graphs, compiled = [], None
     cg = PyCodegen(owner.code, output.side_effects, output_nodes, wrap_callable=owner.nested_compiled)
     body = cg.instructions
-    if output.count_calls() > 0:
+    if output.count_calls() > 0 or output_nodes:  # as Dynamo: a graph may only pass symbolic sizes through
         gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
         gm.meta["compile_id"] = compile_id
         example_inputs = [graph_input.example for graph_input in output.inputs.values()]

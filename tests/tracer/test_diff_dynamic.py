@@ -153,6 +153,11 @@ def strides_are_symbolic_too(x):
     return x * x.stride()[0], x.stride(), x.t().contiguous().stride(1)
 
 
+@case(CASES, call(T(3, 2)), call(T(4, 2)), compiles="C.", dynamic=True, same_placeholders=True)
+def only_a_size_leaves_the_graph(x):
+    return x.shape[0], x
+
+
 # ---- mark_dynamic ----------------------------------------------------------------------------------
 def _marked(*shape, dim=0):
     t = T(*shape)
@@ -268,6 +273,14 @@ def size_live_across_a_break_true(x):
     print("between", n)
     return y + n
 
+
+
+@break_case(BREAK_CASES, call(T(3, 2)), call(T(4, 2)), compiles="C.", dynamic=True,
+            name="a_graph_of_sizes_only_before_a_break")
+def sizes_only_before_a_break(x):
+    n = x.shape[0]
+    print("n", n)
+    return x + n
 
 test_dynamic_breaks = parametrize_breaks(BREAK_CASES)
 
