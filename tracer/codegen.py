@@ -16,6 +16,7 @@ import types
 import bytecode as bc
 import torch
 
+from .bytecode import is_generator_code, plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
@@ -89,7 +90,7 @@ def _compilable(var) -> bool:
 
 def _runs_as_frame(code: types.CodeType) -> bool:
     """Whether a function called at a break can run compiled: generators and coroutines run as they are."""
-    return not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR)
+    return not is_generator_code(code)
 
 
 class PyCodegen:
@@ -473,6 +474,6 @@ def assemble(original: types.CodeType, body: list, *, name: str | None = None,
         code.posonlyargcount = 0
         code.kwonlyargcount = 0
         code.argnames = list(argnames)
-        code.flags = template.flags & ~(0x04 | 0x08)
-    code.flags &= ~0x20  # never a generator
+        code.flags = plain_function_flags(template.flags)
+    code.flags &= ~inspect.CO_GENERATOR  # never a generator
     return check_code(code.to_code())
