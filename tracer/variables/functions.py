@@ -50,6 +50,11 @@ _REFUSED = {
 }
 
 
+def _is_ndarray(v) -> bool:
+    from .numpy import NumpyNdarrayVariable
+    return isinstance(v, NumpyNdarrayVariable)
+
+
 def _is_tensor(v) -> bool:
     from .tensor import TensorVariable
     return isinstance(v.realize(), TensorVariable)
@@ -72,6 +77,9 @@ class TorchFunctionVariable(VariableTracker):
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         if self.fn in _FOLDED:
             return _folded(self.fn, args, kwargs)
+        if self.fn in (torch.from_numpy, torch.as_tensor) and args and _is_ndarray(args[0]) and len(args) == 1:
+            from .numpy import tensor_from_ndarray
+            return tensor_from_ndarray(tx, args[0])
         if self.fn in _REFUSED:
             raise Unsupported(_REFUSED[self.fn])
         if "requires_grad" in kwargs and kwargs["requires_grad"].is_python_constant() \
