@@ -15,6 +15,7 @@ import types
 
 import bytecode as bc
 import torch
+from torch._C._dynamo.eval_frame import set_eval_frame
 
 from .exc import Unsupported
 from .variables.base import VariableTracker
@@ -36,7 +37,8 @@ GRAPH_OUT = "___graph_out"
 
 
 class NamedCallable:
-    """A constant in rewritten code that disassembles under a readable name."""
+    """A compiled graph in rewritten code: disassembles under a readable name, and runs with the frame
+    hook off (as Dynamo runs its graphs), so the backend's Python frames are not offered to it."""
 
     __slots__ = ("name", "fn")
 
@@ -45,7 +47,11 @@ class NamedCallable:
         self.fn = fn
 
     def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
+        prior = set_eval_frame(None)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            set_eval_frame(prior)
 
     def __repr__(self) -> str:
         return self.name
