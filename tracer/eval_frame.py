@@ -12,9 +12,12 @@ code object: the `frames` of the frame that was running when it was first seen.
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import functools
 import inspect
 import itertools
+import threading
 import time
 import types
 import warnings
@@ -27,6 +30,7 @@ from . import frame_hook, skip_rules
 from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
 from .bytecode import decode
+from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
 
 _setup_instructions = setup_instructions  # noqa: E305
@@ -34,13 +38,42 @@ _setup_instructions = setup_instructions  # noqa: E305
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
 _live: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
+# One compile at a time in the process, as Dynamo's compile lock: a trace uses process-wide state
+# (the garbage collector switch, frame numbers, torch's global modes), and two threads missing
+# the cache together must install one entry.  Re-entrant: a compile may run code that compiles.
+_compile_lock = threading.RLock()
+
+
+class FrameNumbers:
+    """Frame numbers of their own, for a run that should count from 0 as a fresh process does
+    (a debugger session over a script): use with `numbered_by`."""
+
+    def __init__(self):
+        self.ids: dict[types.CodeType, int] = {}
+        self.counter = itertools.count()
+
+
+_numbering: contextvars.ContextVar[FrameNumbers | None] = contextvars.ContextVar("standin_frame_numbers",
+                                                                                 default=None)
+
+
+@contextlib.contextmanager
+def numbered_by(numbers: FrameNumbers):
+    """Frames first compiled inside this block (in this thread) are numbered by `numbers`."""
+    token = _numbering.set(numbers)
+    try:
+        yield numbers
+    finally:
+        _numbering.reset(token)
 
 
 def frame_id(code: types.CodeType) -> int:
     """Dynamo numbers frames in the order they are first compiled: the `0` of `[0/1]`."""
-    if code not in _frame_ids:
-        _frame_ids[code] = next(_frame_counter)
-    return _frame_ids[code]
+    numbers = _numbering.get()
+    ids = numbers.ids if numbers is not None else _frame_ids
+    if code not in ids:
+        ids[code] = next(numbers.counter if numbers is not None else _frame_counter)
+    return ids[code]
 
 
 @dataclass
@@ -199,7 +232,12 @@ class CompiledFunction:
         if self.module is not None and _has_hooks(self.module):
             self._record_hooked_module()
             return self.module(*args, **kwargs)
-        return frame_hook.call_under_hook(self._callback, self._region, self.fn, self._full_args(args), kwargs)
+        if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
+            return self.fn(*self._full_args(args), **kwargs)
+        try:
+            return frame_hook.call_under_hook(self._callback, self._region, self.fn, self._full_args(args), kwargs)
+        finally:
+            leave_compiled_call()
 
     def _with_partial(self, args, kwargs) -> tuple[tuple, dict]:
         """A compiled functools.partial: its bound arguments, then this call's."""
@@ -420,7 +458,7 @@ def _handle_frame(root: CompiledFunction, frame) -> frame_hook.FrameReturn:
         reason = skip_rules.frame_reason(frame)
         if reason is not None:
             return frame_hook.run_as_is(code, reason)
-    with frame_hook.compile_lock:
+    with _compile_lock:
         if record is None:
             record = root._records.get(id(code)) or root.adopt(frame)
         f_locals = dict(frame.f_locals)
@@ -442,4 +480,5 @@ def reset() -> None:
     _frame_counter = itertools.count()
 
 
-__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "GraphBreak", "compile", "reset"]
+__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "FrameNumbers", "GraphBreak", "compile", "numbered_by",
+           "reset"]

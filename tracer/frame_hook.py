@@ -18,7 +18,6 @@ run in the same process before or after.
 from __future__ import annotations
 
 import itertools
-import threading
 
 from torch._C._dynamo import eval_frame as native
 from torch._C._dynamo.guards import RootGuardManager
@@ -29,7 +28,6 @@ FrameExecStrategy = getattr(native, "_FrameExecStrategy")
 RUN_AS_IS = FrameExecStrategy(FrameAction.SKIP, FrameAction.DEFAULT)  # this frame eagerly; callees offered
 COMPILED = FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT)
 
-compile_lock = threading.RLock()  # one trace at a time: frames of several threads wait their turn
 _regions = itertools.count(1 << 40)  # cache regions of Standin's roots (torch's own count from 0)
 _touched: dict[int, object] = {}  # code objects whose torch extra state Standin wrote, by id
 
