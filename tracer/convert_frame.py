@@ -316,7 +316,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
                     args()
                 cg.call(fn.call_with_cells, args_after_cells, nargs + 1)
             else:
-                cg.call(fn, args, nargs)
+                cg.call(fn.fn, args, nargs)  # under the frame hook, its frame is compiled
             cg.emit("RETURN_VALUE")
         if modes:
             cg.instructions.append(restore_label)
@@ -359,14 +359,14 @@ def _set_grad_mode(cg: PyCodegen, mode: bool) -> None:
 
 def _collect(owner, output, emit) -> list:
     """First pass over the code to emit: which graph values it needs as outputs."""
-    probe = PyCodegen(owner.code, output.side_effects, wrap_callable=owner.nested_compiled)
+    probe = PyCodegen(owner.code, output.side_effects)  # a callee called for real: the frame hook compiles it
     emit(probe)
     return probe.output_nodes
 
 
 def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> CacheEntry:
     graphs, compiled = [], None
-    cg = PyCodegen(owner.code, output.side_effects, output_nodes, wrap_callable=owner.nested_compiled)
+    cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
     if output.count_calls() > 0:
         gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
