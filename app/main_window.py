@@ -15,9 +15,12 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog
                                QMessageBox, QProgressBar, QScrollArea, QSlider, QSplitter, QToolBar, QVBoxLayout,
                                QWidget)
 
+from .compare_controller import CompareController
 from .controller import DebugController
+from .models.compare_model import find_break_step
 from .settings import Settings
 from .widgets.bytecode_view import BytecodeView
+from .widgets.compare_panel import ComparePanel
 from .widgets.graph_view import GraphPanel
 from .widgets.guard_editor import GuardEditor
 from .widgets.panels import (BreakpointsPanel, BreaksPanel, CachePanel, CallStackPanel, LocalsPanel, LogPanel,
@@ -57,6 +60,7 @@ class MainWindow(QMainWindow):
         self._build_center()
         self._build_docks()
         self._build_toolbar()
+        self._build_compare()
         self._build_status()
         self._build_menu()
         self._wire()
@@ -157,6 +161,52 @@ class MainWindow(QMainWindow):
             if action_id in ("step_back", "continue"):
                 toolbar.addSeparator()
 
+    def _build_compare(self) -> None:
+        """The Compare dock and its toolbar action: the open script under real torch.compile too."""
+        self.compare_controller = CompareController(self)
+        self.compare_panel = ComparePanel()
+        dock = self._dock("Compare with torch.compile", self.compare_panel, Qt.BottomDockWidgetArea, "compare")
+        self.tabifyDockWidget(self.dock("graph"), dock)
+        self.dock("graph").raise_()
+        action = QAction("Compare", self, triggered=self.compare_open_script)
+        action.setToolTip("Run the open script under real torch.compile too and compare, frame by frame")
+        self.actions_by_id["compare"] = action
+        self.findChild(QToolBar, "stepping").addAction(action)
+        cc, panel = self.compare_controller, self.compare_panel
+        panel.sig_compare_requested.connect(self.compare_open_script)
+        panel.sig_stop_requested.connect(cc.stop)
+        panel.sig_break_selected.connect(self._on_compare_break)
+        cc.sig_running.connect(panel.set_running)
+        cc.sig_running.connect(lambda running, _: action.setEnabled(not running))
+        cc.sig_progress.connect(panel.set_progress)
+        cc.sig_finished.connect(panel.show_comparison)
+        cc.sig_error.connect(panel.set_message)
+        cc.sig_log.connect(lambda text: self.log_panel.append(text))
+
+    def compare_open_script(self, wait: bool = False) -> bool:
+        """Compare the open script (with its arguments) under both engines, in the background."""
+        session = self.controller.session
+        dock = self.dock("compare")
+        dock.show()
+        dock.raise_()
+        return self.compare_controller.start(session.path if session else None,
+                                             session.argv if session else None, wait=wait is True)
+
+    def _on_compare_break(self, row) -> None:
+        """A break only Standin makes: open the trace of that compile at the breaking instruction."""
+        comparison, session = self.compare_panel.comparison, self.controller.session
+        if comparison is None or session is None or comparison.standin.script != session.path:
+            self.log_panel.append("the comparison is of another script: open it to step to its breaks")
+            return
+        found = find_break_step(self.controller.timelines, row.frame, row.compile_id, row.function, row.offset)
+        if found is None:
+            self.log_panel.append(f"no recorded trace of {row.frame} [{row.compile_id}] reaches offset "
+                                  f"{row.offset} of {row.function}")
+            return
+        index, step = found
+        self.controller.select_timeline(index)
+        self.controller.goto(step)
+
     def _build_status(self) -> None:
         """A busy bar and the running time while a script runs; Stop sits in the toolbar."""
         self.run_label = QLabel()
@@ -187,7 +237,7 @@ class MainWindow(QMainWindow):
 
     def dock(self, name: str) -> QDockWidget:
         """A dock by its object name: stack, locals, callstack, sources, breakpoints, graph, cache,
-        breaks, guard_editor, log."""
+        breaks, guard_editor, log, compare."""
         return self.findChild(QDockWidget, name)
 
     def showEvent(self, event):  # noqa: N802 - Qt override
@@ -242,6 +292,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event):  # noqa: N802 - Qt override
         self.controller.stop_script()
+        self.compare_controller.stop()
         self.settings.save_layout(self)
         self.settings.set_breakpoints(self.controller.breakpoint_specs())
         self.settings.sync()
