@@ -23,10 +23,10 @@ import argparse
 import os
 import sys
 
+from .paths import DEFAULT_SCRIPT
+
 COMMANDS = ("gui", "export", "explain", "compare")
 EXIT_DIFFERENT = 1  # `standin compare`: some frame, call or the script's ending differs
-DEFAULT_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                              "resources", "examples", "seed_example.py")
 
 EXIT_OK, EXIT_SCRIPT_FAILED, EXIT_USAGE = 0, 1, 2
 

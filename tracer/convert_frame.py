@@ -125,6 +125,8 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
         except BaseException as error:  # stopped from outside (Ctrl+C, a session's Stop): say so, then go
             _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})")
             raise
+        if result is None:  # stopped before the instruction that broke the first attempt
+            _notify(hook, "on_graph_break", str(first_error))
         try:
             if result is None:
                 entry = compile_break(owner, compile_id, tx, output, first_error)

@@ -91,6 +91,11 @@ class InternalTracerWarning(Warning):
     """The tracer hit a bug of its own; the frame ran eagerly instead."""
 
 
+class InvalidCode(Exception):
+    """A code object the engine made would not run safely (a wrong stack depth, an exception-table
+    row past the end, ...): an internal error caught before CPython could crash on it."""
+
+
 class ScriptExit(BaseException):
     """The script under a session ended itself: `sys.exit(n)` or `os._exit(n)`.
 

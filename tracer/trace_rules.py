@@ -13,8 +13,10 @@ decided by where a callable lives:
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import itertools
+import sys
 import types
 
 # Parts of torch that are Python machinery, not operators.
@@ -23,6 +25,7 @@ _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.uti
 # Python code inside torch that is traced through rather than recorded as one node.
 _TORCH_INLINED = ("torch.nn.modules", "torch.nn.utils.parametrize")
 _BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})
+_DICT_CLASSES = (dict, collections.OrderedDict, collections.defaultdict)  # their fromkeys builds the dict
 
 
 def _module_of(value) -> str:
@@ -37,12 +40,12 @@ def is_torch_module(module: types.ModuleType) -> bool:
 
 
 def _is_builtin_class_method(value) -> bool:
-    """`dict.fromkeys`, `itertools.chain.from_iterable`: classmethods of builtin types that build
-    containers, and `functools.reduce`; modelled like builtins."""
-    if value is functools.reduce:
+    """`dict.fromkeys` (OrderedDict's, defaultdict's), `itertools.chain.from_iterable`: classmethods of
+    builtin types that build containers, and `functools.reduce`, `sys.intern`; modelled like builtins."""
+    if value is functools.reduce or value is sys.intern:
         return True
     owner, name = getattr(value, "__self__", None), getattr(value, "__name__", None)
-    return (owner is dict and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")
+    return (owner in _DICT_CLASSES and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")
 
 
 def classify(value) -> str:

@@ -38,15 +38,15 @@ def comparisons():
 
 def test_the_toolbar_action_compares_in_the_background_then_every_row_agrees(window, qtbot):
     assert window.open_script(str(SCRIPTS / "agree.py"), wait=True)
-    panel, action = window.compare_panel, window.actions_by_id["compare"]
+    panel, action = window.compare.panel, window.actions_by_id["compare"]
     action.trigger()
-    assert window.compare_controller.running  # it returned at once: the window stays live
+    assert window.compare.controller.running  # it returned at once: the window stays live
     assert panel.stop_button.isEnabled() and not panel.compare_button.isEnabled() and not action.isEnabled()
     assert panel.busy.isVisibleTo(panel) and "comparing agree.py" in panel.status.text()
     assert window.dock("compare").isVisible()
     window.controller.step_into()  # the debugger still steps meanwhile
     assert window.controller.snapshot.step == 1
-    qtbot.waitUntil(lambda: not window.compare_controller.running, timeout=RUN_S)
+    qtbot.waitUntil(lambda: not window.compare.controller.running, timeout=RUN_S)
     assert not panel.stop_button.isEnabled() and panel.compare_button.isEnabled() and action.isEnabled()
     assert not panel.busy.isVisibleTo(panel)
     rows = panel.rows()
@@ -57,8 +57,8 @@ def test_the_toolbar_action_compares_in_the_background_then_every_row_agrees(win
 
 def test_a_standin_only_break_opens_its_instruction_in_the_trace(window, qtbot):
     assert window.open_script(str(SCRIPTS / "standin_breaks.py"), wait=True)
-    assert window.compare_open_script(wait=True)
-    panel = window.compare_panel
+    assert window.compare.compare_open_script(wait=True)
+    panel = window.compare.panel
     row = next(r for r in panel.rows() if r[cm.COL_TITLE] == "f (standin_breaks.py:10)")
     assert row[cm.COL_MARK] == cm.DIFFER and "breaks" in row[cm.COL_DIFFERS]
     # the first differing frame is opened side by side
@@ -84,11 +84,11 @@ def test_stop_ends_a_running_comparison_and_says_so(window, qtbot, tmp_path):
     script = tmp_path / "forever.py"
     script.write_text("import torch\n\n@torch.compile(backend='eager')\ndef f(x):\n    return x + 1\n\n"
                       "f(torch.ones(1))\nwhile True:\n    pass\n")
-    panel = window.compare_panel
-    assert window.compare_controller.start(str(script))
+    panel = window.compare.panel
+    assert window.compare.controller.start(str(script))
     qtbot.wait(1500)
     qtbot.mouseClick(panel.stop_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: not window.compare_controller.running, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.compare.controller.running, timeout=60_000)
     status = panel.rows()[0]
     assert status[cm.COL_TITLE] == "the script run"
     assert "stopped by the user" in status[cm.COL_STANDIN] and "stopped by the user" in status[cm.COL_DYNAMO]
@@ -96,7 +96,7 @@ def test_stop_ends_a_running_comparison_and_says_so(window, qtbot, tmp_path):
 
 
 def test_a_script_raising_under_dynamo_only_shows_dynamos_error(window, comparisons):
-    panel = window.compare_panel
+    panel = window.compare.panel
     panel.show_comparison(comparisons["raises_under_dynamo"])
     status, frame = panel.rows()[:2]
     assert status[cm.COL_MARK] == cm.DIFFER and status[cm.COL_STANDIN] == "finished"
@@ -106,7 +106,7 @@ def test_a_script_raising_under_dynamo_only_shows_dynamos_error(window, comparis
 
 
 def test_a_script_that_never_compiles_shows_only_the_run(window, comparisons):
-    panel = window.compare_panel
+    panel = window.compare.panel
     panel.show_comparison(comparisons["never_compiles"])
     assert [r[cm.COL_TITLE] for r in panel.rows()] == ["the script run"]
     assert panel.status.text() == "Standin and torch.compile agree on every frame (0) and call."
@@ -114,7 +114,7 @@ def test_a_script_that_never_compiles_shows_only_the_run(window, comparisons):
 
 
 def test_different_recompiles_show_dynamos_reasons_side_by_side(window, comparisons, qtbot):
-    panel = window.compare_panel
+    panel = window.compare.panel
     panel.show_comparison(comparisons["recompiles_differ"])
     titles = [r[cm.COL_TITLE] for r in panel.rows()]
     resume = next(i for i, t in enumerate(titles) if t.startswith("torch_dynamo_resume_in_f_at_16"))

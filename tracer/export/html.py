@@ -67,6 +67,10 @@ details { margin: 6px 0; } summary { cursor:pointer; color:#334155; font-weight:
 .cols { display:grid; grid-template-columns: 1fr 1fr; gap:12px; }
 .cols > div { min-width:0; }
 ul.plain { margin:0; padding-left:18px; }
+table.guards { table-layout: fixed; }
+table.guards td { overflow-wrap: anywhere; word-break: break-word; }
+table.guards th:nth-child(1) { width: 24%; } table.guards th:nth-child(2) { width: 12%; }
+table.guards th:nth-child(3) { width: 38%; } table.guards th:nth-child(4) { width: 14%; }
 """
 
 
