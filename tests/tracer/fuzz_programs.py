@@ -19,6 +19,9 @@ import random
 from dataclasses import dataclass, replace
 
 HEADER = '''\
+import collections
+import functools
+
 import torch
 
 SCALE = 2.0
@@ -98,6 +101,30 @@ def make_counter():
     return bump
 
 
+class Net(torch.nn.Module):
+    scale = 1.0
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+        with torch.no_grad():
+            self.lin.weight.copy_(torch.eye(3) * 0.5)
+            self.lin.bias.fill_(0.25)
+        self.register_buffer("offset", torch.ones(3))
+        self.factor = 2.0
+
+    def helper(self, t):
+        return t * self.factor
+
+    def forward(self, t):
+        return self.helper(self.lin(t)) + self.offset * self.scale
+
+
+NET = Net()
+NET_ORIGINAL = {"scale": vars(Net)["scale"], "helper": vars(Net)["helper"]}
+HALVE = functools.partial(rec, 2)
+
+
 class Logged:
     def __init__(self, name):
         self.name = name
@@ -126,8 +153,16 @@ MUTATIONS = {
     "staticmethod": "Base.shift = staticmethod(lambda t: t - 5)",
     "obj_attr": "OBJ.v = OBJ.v + 1.0",
     "obj_shadow": "OBJ.k = 9.0",
+    "net_factor": "NET.factor = NET.factor + 1.0",
+    "net_class_attr": "Net.scale = 3.0",
+    "net_shadow": "NET.scale = 5.0",
+    "net_method": "Net.helper = lambda self, t: t - self.factor",
+    "net_buffer": "NET.offset = torch.zeros(3)",
+    "partial": "global HALVE\nHALVE = functools.partial(rec, 3)",
     "restore": "for name, value in ORIGINAL.items():\n    setattr(Base, name, value)\n"
-               "Child.apply = CHILD_APPLY\nOBJ.__dict__.pop('k', None)",
+               "Child.apply = CHILD_APPLY\nOBJ.__dict__.pop('k', None)\n"
+               "for name, value in NET_ORIGINAL.items():\n    setattr(Net, name, value)\n"
+               "NET.__dict__.pop('scale', None)\nNET.offset = torch.ones(3)",
 }
 
 
@@ -265,6 +300,29 @@ class _Gen:
                                 f"{self.t()} + len(repr(OBJ))"])
         return self.block([f"{t} = {expr}"], [(t, "tensor")])
 
+    def modules(self):
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"NET({self.t()})", f"NET.helper({self.t()})", f"{self.t()} * NET.scale",
+                                f"{self.t()} + NET.offset", f"NET.lin({self.t()})", f"{self.t()} * NET.factor",
+                                f"{self.t()} + sum(p.sum() for p in NET.parameters())",
+                                f"{self.t()} + len(list(NET.named_buffers()))", f"HALVE({self.t()})"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
+    def more_dicts(self):
+        c, t = self.fresh("dict"), self.fresh("tensor")
+        build = self.rng.choice(["collections.OrderedDict(d)", "collections.defaultdict(float, d)",
+                                 "collections.Counter(lst)", "{i: v for i, v in enumerate(lst)}",
+                                 "dict(zip(lst, ITEMS))", "dict.fromkeys(d, 0.5)", "d | TABLE",
+                                 "{'in': dict(d)}", "vars(OBJ).copy()"])
+        use = self.rng.choice([f"{self.t()} + len({c})", f"{self.t()} + len(repr({c}))",
+                               f"{self.t()} + sum(1 for _ in {c})", f"{self.t()} + (len({c}) > 1)",
+                               f"{self.t()} + len(sorted({c}, key=str))"])
+        return self.block([f"{c} = {build}", f"{t} = {use}"], [(c, "dict"), (t, "tensor")])
+
+    def asserts(self):
+        return self.block([self.rng.choice([f"assert {self.i()} < 3, f'n is {{n}}'", "assert 'a' in d, d",
+                                            f"assert len(lst) > {self.rng.choice([0, 1, 2])}"])])
+
     def object_store(self):
         line = self.rng.choice([f"OBJ.extra = float({self.i()})", "OBJ.v = OBJ.v * 2",
                                 f"o{self.counter} = Base({self.i()}); o{self.counter}.v = 3.0"])
@@ -350,7 +408,7 @@ class _Gen:
     FAMILIES = (("arith", 6), ("ints", 3), ("dicts", 5), ("dict_mutation", 2), ("lists", 4), ("list_mutation", 2),
                 ("objects", 5), ("object_store", 1), ("globals_", 2), ("breaks", 3), ("with_block", 2),
                 ("try_block", 2), ("control", 3), ("functions", 3), ("closure", 1), ("deep_recursion", 0.3),
-                ("starred_call", 2))
+                ("starred_call", 2), ("modules", 3), ("more_dicts", 3), ("asserts", 1))
 
     def body(self, size: int) -> tuple[Block, ...]:
         names, weights = zip(*self.FAMILIES)

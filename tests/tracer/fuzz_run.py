@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import io
 import json
@@ -45,7 +46,7 @@ from fuzz_programs import Program, generate
 
 import tracer
 
-STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ")
+STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ", "NET", "HALVE")
 PROGRAM_TIMEOUT_S = 120
 
 
@@ -81,6 +82,8 @@ def freeze(value, depth: int = 0):
     if isinstance(value, (types.FunctionType, types.MethodType, property, classmethod, staticmethod)):
         target = getattr(value, "__func__", getattr(value, "fget", value))
         return ("callable", type(value).__name__, getattr(target, "__qualname__", "?"))
+    if isinstance(value, functools.partial):
+        return ("partial", freeze(value.func, depth + 1), freeze(value.args, depth + 1))
     if isinstance(value, types.GeneratorType):
         return ("generator",)
     if hasattr(value, "__dict__") and type(value).__module__ not in ("builtins", "torch"):
@@ -90,7 +93,7 @@ def freeze(value, depth: int = 0):
 
 def _classes_state(module) -> dict:
     return {cls.__name__: freeze({k: v for k, v in vars(cls).items() if not k.startswith("__")})
-            for cls in (module.Base, module.Child)}
+            for cls in (module.Base, module.Child, module.Net)}
 
 
 def run_calls(module, call_fn) -> list[dict]:
