@@ -40,6 +40,7 @@ class BytecodeModel(QAbstractTableModel):
         self._bold = highlight.monospace_font()  # same family as the table: bold must not change the face
         self._bold.setBold(True)
         self._icons: dict[tuple[str, str], QIcon] = {}
+        self._hover_texts: dict[str, str] = {}
 
     def set_instructions(self, instructions: Iterable[Instruction]) -> None:
         self.beginResetModel()
@@ -75,6 +76,14 @@ class BytecodeModel(QAbstractTableModel):
 
     def breakpoints(self) -> set[int]:
         return set(self._breakpoints)
+
+    def set_hover_texts(self, texts: dict[str, str]) -> None:
+        """name -> its tracker at the current step, added to the tooltip of instructions naming it."""
+        self._hover_texts = dict(texts)
+
+    def set_font(self, font) -> None:
+        self._bold = type(font)(font)
+        self._bold.setBold(True)
 
     # -- QAbstractTableModel -----------------------------------------------
 
@@ -130,7 +139,8 @@ class BytecodeModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_OFFSET, COL_LINE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _tooltip(inst)
+            now = self._hover_texts.get(inst.argval) if isinstance(inst.argval, str) else None
+            return _tooltip(inst) + (f"\n{inst.argval} now: {now}" if now else "")
         if role == CURRENT_ROLE:
             return current
         if role == LINE_ROLE:

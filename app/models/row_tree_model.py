@@ -49,6 +49,7 @@ class RowTreeModel(QAbstractItemModel):
         self.centered_columns = frozenset(centered_columns)  # short numbers: hits, counts, depth
         self._root = RowItem(())
         self._mono = monospace_font()
+        self._plain = QFont()
 
     # ---- content ---------------------------------------------------------------------
     def set_items(self, items: list) -> None:
@@ -113,6 +114,13 @@ class RowTreeModel(QAbstractItemModel):
             return _CHECKABLE_FLAGS
         return _ROW_FLAGS
 
+    def set_font_size(self, points: float) -> None:
+        """Font zoom for the monospace columns and the bold/dim styles (the view sets its own font)."""
+        self._mono.setPointSizeF(points)
+        self._plain.setPointSizeF(points)
+        self.__dict__.pop("_fonts", None)
+        self.layoutChanged.emit()
+
     def has_nested_rows(self) -> bool:
         """Whether any top row has children (a view need not expand otherwise)."""
         return any(item.children for item in self._root.children)
@@ -122,7 +130,7 @@ class RowTreeModel(QAbstractItemModel):
         cache = self.__dict__.setdefault("_fonts", {})
         key = (mono, italic, bold)
         if key not in cache:
-            font = QFont(self._mono) if mono else QFont()
+            font = QFont(self._mono) if mono else QFont(self._plain)
             font.setItalic(italic)
             font.setBold(bold)
             cache[key] = font
@@ -135,7 +143,8 @@ class RowTreeModel(QAbstractItemModel):
             return None
         column = index.column()
         if role == _DISPLAYROLE:
-            return str(item.values[column]) if column < len(item.values) else ""
+            text = str(item.values[column]) if column < len(item.values) else ""
+            return text.replace("\n", " ⏎ ") if "\n" in text else text  # one line: rows keep one height
         if role == _TOOLTIPROLE:
             if item.tooltip:
                 return item.tooltip

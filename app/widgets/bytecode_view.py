@@ -142,14 +142,24 @@ class BytecodeView(theme.FollowsTheme, QWidget):
         header = table.horizontalHeader()
         header.setHighlightSections(False)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        advance = table.fontMetrics().horizontalAdvance("9")
-        widths = {COL_MARK: 22, COL_OFFSET: advance * 9, COL_LINE: advance * 6, COL_OPNAME: advance * 24}
-        for col, width in widths.items():
+        for col in (COL_OFFSET, COL_LINE, COL_OPNAME):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            table.setColumnWidth(col, width)
         header.setSectionResizeMode(COL_MARK, QHeaderView.ResizeMode.Fixed)
         header.setStretchLastSection(True)
         table.setItemDelegate(_BandDelegate(table))
+        self._size_columns()
+
+    def _size_columns(self) -> None:
+        """Narrow columns sized to what they hold (the widest opname of this code), so the Offset
+        column is always in view and the argument gets the rest."""
+        table = self._table
+        advance = table.fontMetrics().horizontalAdvance("9")
+        longest = max((len(inst.opname) for inst in self._model.instructions()), default=12)
+        row_height = table.fontMetrics().height() + 4
+        table.verticalHeader().setDefaultSectionSize(row_height)
+        widths = {COL_MARK: 22, COL_OFFSET: advance * 8, COL_LINE: advance * 5, COL_OPNAME: advance * (longest + 2)}
+        for col, width in widths.items():
+            table.setColumnWidth(col, width)
 
     # -- content ------------------------------------------------------------
 
@@ -162,6 +172,7 @@ class BytecodeView(theme.FollowsTheme, QWidget):
             self._model.set_instructions(decode(code).instructions if code is not None else ())
         finally:
             self._silent = False
+        self._size_columns()
         self._last_emitted = None
         if title is None and code is not None:
             title = (f"{code.co_qualname}   \u2014   {os.path.basename(code.co_filename)}:{code.co_firstlineno}"
@@ -198,10 +209,57 @@ class BytecodeView(theme.FollowsTheme, QWidget):
     # -- execution position, links, breakpoints ------------------------------
 
     def set_current(self, offset: int | None) -> None:
-        """Mark the instruction at `offset` as executing (None clears) and scroll to it."""
+        """Mark the instruction at `offset` as executing (None clears) and scroll to it (up and down
+        only: the mark, offset and line columns stay in view)."""
         row = self._model.set_current(offset)
         if row is not None:
-            self._table.scrollTo(self._model.index(row, COL_OPNAME), QAbstractItemView.ScrollHint.EnsureVisible)
+            self._table.scrollTo(self._model.index(row, COL_MARK), QAbstractItemView.ScrollHint.EnsureVisible)
+            self._table.horizontalScrollBar().setValue(0)
+
+    def set_hover_texts(self, texts: dict[str, str]) -> None:
+        """name -> its tracker now: hovering `LOAD_FAST x` says what x is at this step."""
+        self._model.set_hover_texts(texts)
+
+    def set_font_size(self, points: float) -> None:
+        font = self._table.font()
+        font.setPointSizeF(points)
+        self._table.setFont(font)
+        self._model.set_font(font)
+        self._size_columns()
+
+    def find(self, text: str, backwards: bool = False) -> bool:
+        """Select the next instruction whose opname or argument contains `text` (case-insensitive,
+        wrapping around); False when none does."""
+        instructions = self._model.instructions()
+        if not text or not instructions:
+            return False
+        needle = text.lower()
+        rows = sorted({index.row() for index in self._table.selectionModel().selectedRows()})
+        start = (rows[0] if backwards else rows[-1]) if rows else (len(instructions) if backwards else -1)
+        count = len(instructions)
+        for step in range(1, count + 1):
+            row = (start - step if backwards else start + step) % count
+            inst = instructions[row]
+            if needle in f"{inst.offset} {inst.opname} {inst.argrepr}".lower():
+                self._table.selectRow(row)
+                self._table.scrollTo(self._model.index(row, COL_MARK))
+                self._table.horizontalScrollBar().setValue(0)
+                return True
+        return False
+
+    def highlight_offsets(self, offsets: Iterable[int]) -> None:
+        """Select the instructions at these offsets (a link from the graph: no signal)."""
+        selection = QItemSelection()
+        rows = [r for r in (self._model.row_of_offset(o) for o in offsets) if r is not None]
+        for row in rows:
+            selection.select(self._model.index(row, 0), self._model.index(row, len(HEADERS) - 1))
+        self._silent = True
+        try:
+            self._table.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        finally:
+            self._silent = False
+        if rows:
+            self._table.scrollTo(self._model.index(rows[0], COL_MARK))
 
     def current_offset(self) -> int | None:
         return self._model.current_offset()

@@ -186,7 +186,7 @@ class GraphPanel(theme.FollowsTheme, QWidget):
         self.text = QPlainTextEdit(self)
         self.text.setReadOnly(True)
         self.text.setFont(monospace_font())
-        self.text.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.text.setLineWrapMode(QPlainTextEdit.WidgetWidth)  # a long node wraps: no scrolling sideways
         self.text.cursorPositionChanged.connect(self._on_text_cursor)
         self.scene = QGraphicsScene(self)
         self.scene.selectionChanged.connect(self._on_selection)
@@ -214,7 +214,7 @@ class GraphPanel(theme.FollowsTheme, QWidget):
         tab = QWidget(self)
         buttons = QHBoxLayout()
         buttons.setContentsMargins(2, 2, 2, 0)
-        for name, text, tip, slot in (("fit", "Fit", "Show the whole graph", lambda: self.canvas.fit(readable=False)),
+        for name, text, tip, slot in (("fit", "Fit", "Show the whole graph", self.fit_all),
                                       ("zoom_out", "−", "Zoom out (Ctrl+wheel)", lambda: self.zoom(1 / ZOOM_STEP)),
                                       ("zoom_in", "+", "Zoom in (Ctrl+wheel)", lambda: self.zoom(ZOOM_STEP)),
                                       ("actual", "100%", "Actual size", self._actual_size)):
@@ -287,6 +287,10 @@ class GraphPanel(theme.FollowsTheme, QWidget):
 
     def zoom(self, factor: float) -> None:
         self.canvas.zoom(factor)
+        self._show_zoom()
+
+    def fit_all(self) -> None:
+        self.canvas.fit(readable=False)
         self._show_zoom()
 
     def set_font_size(self, points: float) -> None:

@@ -294,7 +294,14 @@ def test_render_dark_views_to_png(qtbot, dark):
     for name, widget in {"source_dark.png": source, "source_and_bytecode_dark.png": splitter,
                          "graph_dark.png": graph}.items():
         assert widget.grab().save(str(SHOTS / name))
-        assert (SHOTS / name).stat().st_size > 5000
+    # what is drawn: a dark text area, and each node box filled with its op's dark colour
+    text = source.editor.viewport().grab().toImage()
+    assert text.pixelColor(text.width() - 3, text.height() - 3).lightness() < 64
+    canvas = graph.canvas
+    image = canvas.viewport().grab().toImage()
+    for name, node in graph.node_items.items():
+        centre = canvas.mapFromScene(node.mapToScene(node.boundingRect().left() + 6, node.boundingRect().center().y()))
+        assert image.pixelColor(centre.x(), centre.y()) == QColor(dict(theme.DARK.node_colours)[node.node.op][0]), name
 
 
 def test_guard_editor_badges_and_errors_follow_the_theme(qtbot, light):
