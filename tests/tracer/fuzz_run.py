@@ -93,7 +93,7 @@ def freeze(value, depth: int = 0):
 
 def _classes_state(module) -> dict:
     return {cls.__name__: freeze({k: v for k, v in vars(cls).items() if not k.startswith("__")})
-            for cls in (module.Base, module.Child, module.Net)}
+            for cls in (getattr(module, name, None) for name in ("Base", "Child", "Net")) if cls is not None}
 
 
 def run_calls(module, call_fn) -> list[dict]:
@@ -114,7 +114,7 @@ def run_calls(module, call_fn) -> list[dict]:
                 record["error"] = (type(error).__name__, str(error))
         record["stdout"] = out.getvalue()
         record["args"] = freeze(args)
-        record["globals"] = {name: freeze(getattr(module, name)) for name in STATE_NAMES}
+        record["globals"] = {name: freeze(getattr(module, name)) for name in STATE_NAMES if hasattr(module, name)}
         record["classes"] = _classes_state(module)
         records.append(record)
     return records

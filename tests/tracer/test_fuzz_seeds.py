@@ -1,9 +1,25 @@
-"""The fuzz runner's own behaviour: crashes caught per program, failures reduced.
+"""The program generator's fixed seeds, and the runner's own behaviour.
 
-`make fuzz` runs thousands of generated programs (see fuzz_run.py).
+`make fuzz` runs thousands of generated programs (see fuzz_run.py); here a fixed
+set runs on every `make test`, in a child process as the long run does, so a
+segfault fails the test with the seed instead of killing pytest.
 """
 import fuzz_run
 from fuzz_programs import generate
+
+
+FIXED_SEEDS = range(0, 30)
+
+
+def _report(results):
+    return "\n\n".join(f"seed {r['seed']}: {r['status']} (repro: {r.get('repro')})\n{r.get('detail', '')}"
+                       for r in results if r["status"] != "ok")
+
+
+def test_fixed_seeds_behave_as_eager(tmp_path):
+    results = fuzz_run.run(list(FIXED_SEEDS), tmp_path)
+    assert fuzz_run.summary(results)["programs"] == len(FIXED_SEEDS)
+    assert all(r["status"] == "ok" for r in results), _report(results)
 
 
 def test_a_dying_child_is_a_crash_of_its_program_and_the_run_goes_on(tmp_path, monkeypatch):
@@ -15,11 +31,14 @@ def test_a_dying_child_is_a_crash_of_its_program_and_the_run_goes_on(tmp_path, m
 
 
 def test_reduce_keeps_what_fails_and_drops_the_rest():
-    program = generate(5)
-    culprit = next(i for i, b in enumerate(program.blocks) if any("setdefault" in line for line in b.lines))
+    def has_it(block):
+        return any("setdefault" in line for line in block.lines)
+    program = next(p for p in map(generate, range(1000))
+                   if len(p.blocks) > 3 and len(p.calls) > 2 and sum(map(has_it, p.blocks)) == 1)
+    culprit = next(i for i, b in enumerate(program.blocks) if has_it(b))
 
     def still_fails(candidate):
-        return any("setdefault" in line for b in candidate.blocks for line in b.lines)
+        return any(map(has_it, candidate.blocks))
     small = fuzz_run.reduce(program, still_fails)
     assert small.blocks == (program.blocks[culprit],)
     assert len(small.calls) == 1 and len(small.returns) == 1
