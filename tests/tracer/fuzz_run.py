@@ -344,9 +344,14 @@ def main(argv=None) -> int:
         return 0
     started = time.perf_counter()
 
+    done = []
+
     def progress(result):
+        done.append(result["status"] != "ok")
         if result["status"] != "ok":
             print(f"seed {result['seed']}: {result['status']}  {result.get('repro', '')}", flush=True)
+        if len(done) % 500 == 0:
+            print(f"... {len(done)} programs, {sum(done)} failing, {time.perf_counter() - started:.0f} s", flush=True)
     results = run(list(range(args.start, args.start + args.programs)), out_dir, args.batch, progress)
     counts = summary(results)
     elapsed = time.perf_counter() - started

@@ -56,9 +56,12 @@ def guarded_function(tx, fn: types.FunctionType, source: Source | None):
     graph node (a torch module's forward), and only its identity is in question here.
     """
     from .user_functions import UserFunctionVariable
+    tracker = UserFunctionVariable(fn, source=source)
     if source is not None:
+        before = len(tx.output.guards)
         tx.output.install_guard(AttrSource(source, "__code__"), "ID_MATCH", fn.__code__)
-    return UserFunctionVariable(fn, source=source)
+        tx.output.stamp_guards(before, tracker.kind())  # its provenance, as the builder stamps its own
+    return tracker
 
 
 def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_var: VariableTracker, *,
