@@ -407,7 +407,7 @@ class _Gen:
 
     FAMILIES = (("arith", 6), ("ints", 3), ("dicts", 5), ("dict_mutation", 2), ("lists", 4), ("list_mutation", 2),
                 ("objects", 5), ("object_store", 1), ("globals_", 2), ("breaks", 3), ("with_block", 2),
-                ("try_block", 2), ("control", 3), ("functions", 3), ("closure", 1), ("deep_recursion", 0.3),
+                ("try_block", 2), ("control", 3), ("functions", 3), ("closure", 1), ("deep_recursion", 0.15),
                 ("starred_call", 2), ("modules", 3), ("more_dicts", 3), ("asserts", 1))
 
     def body(self, size: int) -> tuple[Block, ...]:

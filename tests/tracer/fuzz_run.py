@@ -47,7 +47,7 @@ from fuzz_programs import Program, generate
 import tracer
 
 STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ", "NET", "HALVE")
-PROGRAM_TIMEOUT_S = 120
+PROGRAM_TIMEOUT_S = 600  # wall time: a loaded machine is slow, a hang is forever
 
 
 @dataclass
