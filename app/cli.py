@@ -38,6 +38,7 @@ Run SCRIPT under Standin's engine without a window and write into DIR:
   DIR/report.json                 schema standin.report/1
   DIR/explain.txt                 the summary `standin explain` prints
   DIR/stdout.txt                  what the script printed
+  DIR/compare.txt                 with --compare: what `standin compare` prints
   DIR/<frame>/<compile_id>/       per cache entry (compile id 0/1 -> 0_1):
       graph_<i>.py                runnable FX code (class Graph(torch.nn.Module))
       graph_<i>.dot, graph_<i>.svg
@@ -73,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created if missing)")
     export.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                         help="stop the script after this long and export what it traced (Ctrl+C does too)")
+    export.add_argument("--compare", action="store_true",
+                        help="also run the script under real torch.compile (in a child process) and put the "
+                             "comparison in report.html, report.json and compare.txt (see `standin compare`)")
 
     explain = sub.add_parser(
         "explain", help="run a script headless and print what was compiled, broken and recompiled",
@@ -147,8 +151,11 @@ def _script_problem(script: str) -> str | None:
     return None
 
 
-def _run_session(script: str, args: list[str], timeout: float | None = None):
-    """Run the script under the engine; (session, None) or (None, exit status)."""
+def _run_session(script: str, args: list[str], timeout: float | None = None, calls=None):
+    """Run the script under the engine; (session, None) or (None, exit status).
+
+    With a `tracer.compare` CallLog in `calls`, each call of a compiled function is recorded there.
+    """
     problem = _script_problem(script)
     if problem:
         print(f"standin: {problem}", file=sys.stderr)
@@ -157,7 +164,8 @@ def _run_session(script: str, args: list[str], timeout: float | None = None):
     from tracer.exc import UserError
     _progress(f"running {script} ...")
     try:
-        session = Session(script, args).run(timeout=timeout)
+        session = Session(script, args, present=None if calls is None else calls.present)
+        session.run(timeout=timeout)
     except UserError as error:
         print(f"standin: {error}", file=sys.stderr)
         return None, EXIT_USAGE
@@ -180,14 +188,40 @@ def _status_of(session) -> int:
     return session.exit_status or EXIT_OK
 
 
+def _start_dynamo(options):
+    """With --compare: real torch.compile on the same script, in a child, while Standin runs here."""
+    if not options.compare or _script_problem(options.script):
+        return None, None
+    from tracer.compare import CallLog, CompareRun
+    _progress(f"running {options.script} under torch.compile too, in a child process, to compare ...")
+    return CompareRun(options.script, options.args, options.timeout, engines=("dynamo",)).start(), CallLog()
+
+
+def _comparison_of(session, dynamo, calls):
+    if dynamo is None:
+        return None
+    from tracer.compare import record_session
+    if dynamo.running:
+        _progress("waiting for the torch.compile run ...")
+    dynamo.wait()
+    comparison = dynamo.result(standin=record_session(session, calls))
+    _progress("compared with torch.compile: " + ("they agree" if comparison.agree else "they differ")
+              + " (the Comparison section of report.html, compare.txt)")
+    return comparison
+
+
 def cmd_export(options) -> int:
     out = os.path.abspath(options.out)  # where the user ran standin, whatever the script chdirs to
-    session, status = _run_session(options.script, options.args, options.timeout)
+    dynamo, calls = _start_dynamo(options)
+    session, status = _run_session(options.script, options.args, options.timeout, calls)
     if session is None:
+        if dynamo is not None:
+            dynamo.stop()
         return status
+    comparison = _comparison_of(session, dynamo, calls)
     from tracer.export import export_session
     try:
-        result = export_session(session, out, progress=_progress)
+        result = export_session(session, out, progress=_progress, comparison=comparison)
     except OSError as error:
         print(f"standin: cannot write to {options.out}: {error}", file=sys.stderr)
         return EXIT_USAGE

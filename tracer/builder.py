@@ -18,12 +18,12 @@ import torch
 
 from . import trace_rules
 from .exc import Unsupported
-from .source import AttrSource, GetItemSource, IterItemSource, Source, iterator_remaining
+from .source import AttrSource, GetItemSource, IterItemSource, NumpyTensorSource, Source, iterator_remaining
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
 from .variables.ctx_manager import (DECORATOR_CLASSES, GRAD_MODE_DECORATOR_CODE, ContextDecoratedVariable,
-                                    GradModeVariable, ResumedGradMode)
+                                    ContextFactoryVariable, GradModeVariable, ResumedGradMode, is_context_factory)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.lists import (DequeVariable, ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable,
@@ -32,6 +32,8 @@ from .variables.misc import (GetAttrVariable, MethodDescriptorVariable, PythonMo
                              SkippedFunctionVariable, UserDefinedClassVariable, UserDefinedObjectVariable,
                              is_modelled_method_descriptor)
 from .variables.nn_module import NNModuleVariable
+from .variables.numpy import (NumpyConstantVariable, NumpyNdarrayVariable, NumpyVariable, is_numpy_array,
+                              is_numpy_constant, is_numpy_value)
 from .variables.partial import FunctoolsPartialVariable
 from .variables.user_functions import UserFunctionVariable
 
@@ -151,6 +153,29 @@ def _build_from_source(tx, value, source: Source):
         guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
         owner = build_from_source(tx, value.__self__, AttrSource(source, "__self__"))
         return GetAttrVariable(owner, value.__name__, source=source)
+    inline_target = type(value).__dict__.get("inline_target")  # a tracer.compile'd function
+    if isinstance(inline_target, property) and inline_target.__get__(value) is not None:
+        guard(source, "ID_MATCH", value)  # inlined, as Dynamo inlines a compiled function it meets
+        return build_from_source(tx, inline_target.__get__(value), AttrSource(source, "fn"))
+    if is_context_factory(value):  # the `ctx_factory` of a @torch.no_grad() wrapper compiled itself
+        guard(AttrSource(source, "__self__"), "TYPE_MATCH", type(value.__self__))
+        guard(AttrSource(source, "__func__"), "ID_MATCH", value.__func__)
+        if type(value.__self__) is torch.inference_mode:
+            mode = value.__self__.mode
+            guard(AttrSource(AttrSource(source, "__self__"), "mode"), "TRUE_MATCH" if mode else "FALSE_MATCH", mode)
+        return ContextFactoryVariable(value.__self__, source=source)
+    if is_numpy_value(value):  # np.sin, np.sum, np.float32, np.finfo: traced through torch._numpy
+        guard(source, "ID_MATCH", value)
+        return NumpyVariable(value, source=source)
+    if is_numpy_constant(value):  # an np.dtype / finfo / iinfo / NumPy scalar: a guarded constant
+        guard(source, "EQUALS_MATCH", value)
+        return NumpyConstantVariable(value, source=source)
+    if is_numpy_array(value):  # a graph input as the tensor it is (torch.as_tensor), used as an array
+        if value.dtype.kind not in "biufc":
+            raise Unsupported(f"a NumPy array of dtype {value.dtype} at {source.name()} (no tensor form)")
+        guard(source, "TYPE_MATCH", type(value))
+        tensor = tx.output.add_graph_input(tx, NumpyTensorSource(source), torch.as_tensor(value))
+        return NumpyNdarrayVariable.of(tensor).with_source(source)  # rebuilt as the array itself
     if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, type):
         # `itertools.chain.from_iterable`, `dict.fromkeys`: a classmethod of a C type is bound afresh on
         # every read, so its identity is no guard; its class and name are
@@ -213,8 +238,10 @@ def build_sourceless(tx, value):
         return TupleVariable(tuple(build_sourceless(tx, v) for v in value))
     if isinstance(value, tuple) and tuple_fields(type(value)):
         return NamedTupleVariable(tuple(build_sourceless(tx, v) for v in value), tuple_cls=type(value))
-    if type(value) in (set, frozenset):
+    if type(value) is set:
         return SetVariable(tuple(build_sourceless(tx, v) for v in value))
+    if type(value) is frozenset:  # of constants it is one (is_constant_value): this one holds objects
+        raise Unsupported(f"a frozenset of objects that are not constants: {value!r}")
     if type(value) is list:
         return ListVariable(tuple(build_sourceless(tx, v) for v in value))
     if type(value) is collections.deque:
@@ -227,6 +254,10 @@ def build_sourceless(tx, value):
         return SliceVariable(*(ConstantVariable(p) for p in (value.start, value.stop, value.step)))
     if isinstance(value, types.ModuleType):
         return PythonModuleVariable(value)
+    if is_numpy_value(value):
+        return NumpyVariable(value)
+    if is_numpy_constant(value):
+        return NumpyConstantVariable(value)
     if isinstance(value, type):
         return UserDefinedClassVariable(value)
     if isinstance(value, torch.Tensor):

@@ -16,15 +16,19 @@ import types
 
 import bytecode as bc
 import torch
+from torch._C._dynamo.eval_frame import set_eval_frame
 
+from .bytecode import is_generator_code, plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
+from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functions import TorchFunctionVariable
 from .variables.nn_module import NNModuleVariable, hooks_of
+from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
                               SliceVariable, TupleVariable, key_tracker, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
@@ -39,7 +43,8 @@ GRAPH_OUT = "___graph_out"
 
 
 class NamedCallable:
-    """A constant in rewritten code that disassembles under a readable name."""
+    """A compiled graph in rewritten code: disassembles under a readable name, and runs with the frame
+    hook off (as Dynamo runs its graphs), so the backend's Python frames are not offered to it."""
 
     __slots__ = ("name", "fn")
 
@@ -48,7 +53,11 @@ class NamedCallable:
         self.fn = fn
 
     def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
+        prior = set_eval_frame(None)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            set_eval_frame(prior)
 
     def __repr__(self) -> str:
         return self.name
@@ -84,6 +93,7 @@ _new_object_fn = NamedCallable("__new_object", _new_object)
 _advance_iterator_fn = NamedCallable("__advance_iterator", _advance_iterator)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
 _refill_fn = NamedCallable("__refill_contents", _refill)
+_tensor_to_ndarray_fn = NamedCallable("__tensor_to_ndarray", tensor_to_ndarray)
 
 
 def _compilable(var) -> bool:
@@ -95,7 +105,7 @@ def _compilable(var) -> bool:
 
 def _runs_as_frame(code: types.CodeType) -> bool:
     """Whether a function called at a break can run compiled: generators and coroutines run as they are."""
-    return not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR)
+    return not is_generator_code(code)
 
 
 class PyCodegen:
@@ -181,6 +191,11 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
+        elif isinstance(var, NumpyNdarrayVariable):
+            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
+                var.source.reconstruct(self)
+            else:  # an array computed in the graph: an ndarray again
+                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
         elif isinstance(var, TensorVariable):
             if var.node.op == "placeholder" and var.source is not None:
                 var.source.reconstruct(self)
@@ -231,6 +246,8 @@ class PyCodegen:
         elif isinstance(var, FunctoolsPartialVariable):
             import functools
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
+        elif isinstance(var, ExceptionVariable):
+            self._exception(var)
         elif isinstance(var, OperatorGetterVariable):
             self._call_with_kwargs(var.factory, list(var.keys), {})
         elif var.source is not None:
@@ -242,6 +259,15 @@ class PyCodegen:
             self.load_const(var.value)
         else:
             raise Unsupported(f"cannot rebuild {var.describe()} in bytecode")
+
+    def _exception(self, var: ExceptionVariable) -> None:
+        """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
+        if not plain_exception_class(var.exc_type) or var.cause is not None or var.context is not None \
+                or self.side_effects.attrs.get(var.identity()):
+            raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its own __init__, attributes "
+                              "or a chained exception) in bytecode")
+        self._built_once(var.identity(), lambda: self.call(
+            var.exc_type, lambda: [self.reconstruct(a) for a in var.args], len(var.args)))
 
     def _sequence(self, var: BaseListVariable) -> None:
         cls = var.python_type()
@@ -483,6 +509,6 @@ def assemble(original: types.CodeType, body: list, *, name: str | None = None,
         code.posonlyargcount = 0
         code.kwonlyargcount = 0
         code.argnames = list(argnames)
-        code.flags = template.flags & ~(0x04 | 0x08)
-    code.flags &= ~0x20  # never a generator
+        code.flags = plain_function_flags(template.flags)
+    code.flags &= ~inspect.CO_GENERATOR  # never a generator
     return check_code(code.to_code())

@@ -13,6 +13,7 @@ import types
 
 from .exc import ObservedException, Unsupported
 from .source import AttrSource, GetItemSource, GlobalSource, ModuleSource
+from .stack_room import INLINE_RESERVE, room_below
 from .symbolic_convert import InstructionTranslator, _dispatch_table
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
@@ -111,6 +112,9 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
     if tx.depth + 1 > MAX_INLINE_DEPTH:
         raise Unsupported(f"inlining depth limit ({MAX_INLINE_DEPTH}) reached calling {fn_var.qualname} "
                           "(recursion?)")
+    if not room_below(INLINE_RESERVE):
+        raise Unsupported(f"tracing cannot go deeper: inlining {fn_var.qualname} would leave fewer than "
+                          f"{INLINE_RESERVE} frames of Python's recursion limit ({sys.getrecursionlimit()})")
     defaults, kwdefaults, closure = fn_var.bind_extras(tx)
     symbolic_locals = bind_arguments(code, fn_var.qualname, defaults, kwdefaults, args, kwargs)
     cells = {}

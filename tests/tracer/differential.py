@@ -402,6 +402,13 @@ def assert_same(actual: Any, expected: Any, path: str = "out") -> None:
         assert isinstance(actual, torch.Tensor), f"{path}: expected Tensor, got {type(actual).__name__}"
         torch.testing.assert_close(actual, expected, msg=lambda m: f"{path}: {m}")
         return
+    if type(expected).__module__ == "numpy" and hasattr(expected, "dtype"):  # an ndarray or a NumPy scalar
+        assert type(actual) is type(expected), (
+            f"{path}: type {type(actual).__name__} != expected {type(expected).__name__}")
+        import numpy
+        numpy.testing.assert_allclose(actual, expected, rtol=1.3e-6, atol=1e-5, err_msg=path)
+        assert actual.dtype == expected.dtype, f"{path}: dtype {actual.dtype} != {expected.dtype}"
+        return
     if isinstance(expected, _ObjSnap):
         assert isinstance(actual, _ObjSnap) and actual.cls is expected.cls, (
             f"{path}: expected a {expected.cls.__name__} object, got {actual!r}")
@@ -441,7 +448,14 @@ def normalize_target(gm: torch.fx.GraphModule, node: torch.fx.Node) -> str:
         mod = objclass.__qualname__ if objclass is not None else "?"
     if mod == "_operator":
         mod = "operator"
+    if mod in _NUMPY_INTEROP_MODULES:  # NumPy on torch: Dynamo's wrappers and Standin's, by the op they wrap
+        mod = "numpy-on-torch"
     return f"{mod}.{name}"
+
+
+# Where each side keeps the callables its graphs call for NumPy code (`wrapped_sin`, `numpy_attr_wrapper`):
+# both name them after the NumPy function, method or operator they run through torch._numpy.
+_NUMPY_INTEROP_MODULES = {"torch._dynamo.utils", "tracer.variables.numpy"}
 
 
 # Calls Dynamo happens to put into graphs that compute nothing (constructing an
@@ -581,6 +595,16 @@ def _dynamo_code(c: Case, opt: Any) -> types.CodeType:
     forward; for a module whose forward lives in torch (nn.Sequential) Dynamo
     converts the wrapper ``external_utils.wrap_inline(forward)``."""
     if not c.is_module:
+        # a function whose code is torch's (a @torch.no_grad() wrapper): Dynamo converts the
+        # external_utils wrapper it puts around it, which calls it inline
+        fn = opt
+        for _ in range(5):
+            code = getattr(fn, "__code__", None)
+            if code is not None and code.co_filename.endswith("external_utils.py"):
+                return code
+            fn = getattr(fn, "__wrapped__", None)
+            if fn is None:
+                break
         return c.fn.__code__
     fwd = opt.__dict__.get("forward")
     for _ in range(5):  # dynamo's _fn -> wrap_inline's inner -> the bound forward

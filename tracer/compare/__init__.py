@@ -11,11 +11,13 @@ recording backend (dynamo_side.py, the only module of tracer/ that imports
 torch._dynamo, and only in its child).  diff.py lays the two records side by
 side; text.py prints the table and writes the JSON.  Nothing here imports Qt.
 """
+from .calls import CallLog
 from .diff import Aspect, CallDiff, Comparison, FrameDiff, compare
 from .records import BreakRecord, CallRecord, CompileRecord, FrameRecord, GuardRecord, RunRecord
 from .runner import CompareRun, compare_script
+from .standin_side import record_session
 from .text import comparison_json, comparison_text
 
-__all__ = ["Aspect", "CallDiff", "Comparison", "FrameDiff", "compare", "BreakRecord", "CallRecord",
+__all__ = ["CallLog", "record_session", "Aspect", "CallDiff", "Comparison", "FrameDiff", "compare", "BreakRecord", "CallRecord",
            "CompileRecord", "FrameRecord", "GuardRecord", "RunRecord", "CompareRun", "compare_script",
            "comparison_json", "comparison_text"]

@@ -22,15 +22,27 @@ MAX_CALLS_PER_FUNCTION = 200
 class CallLog:
     """The top-level calls of one run, in the order they returned."""
 
-    def __init__(self, compile_ids_so_far):
-        self.compile_ids_so_far = compile_ids_so_far  # () -> every compile id made so far, in any order
+    def __init__(self, compile_ids_so_far=None):
+        """`compile_ids_so_far()`: every compile id made so far, in any order (default: those of the
+        Standin functions observed here, all their frames)."""
+        self.compile_ids_so_far = compile_ids_so_far or self.standin_compile_ids
         self.calls: list[CallRecord] = []
         self.not_recorded = 0
+        self.observed: list = []
         self._counts: dict[str, int] = {}
+
+    def standin_compile_ids(self) -> list[str]:
+        return [event.compile_id for compiled in self.observed for frame in compiled.all_frames()
+                for event in frame.compile_events if event.kind in ("compile", "recompile")]
+
+    def present(self, compiled, fn):
+        """A `present` hook for tracer.script / Session: the script gets `compiled`, observed."""
+        return self.observe(compiled, name_of(fn))
 
     def observe(self, compiled, name: str):
         """What the script receives from torch.compile: `compiled`, with its calls recorded."""
         log = self
+        self.observed.append(compiled)
 
         def call(target, args, kwargs):
             log._counts[name] = index = log._counts.get(name, 0) + 1

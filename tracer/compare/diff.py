@@ -150,9 +150,14 @@ def _ending(record: RunRecord) -> tuple:
 
 
 def status_aspect(standin: RunRecord, dynamo: RunRecord) -> Aspect:
-    details = [f"{side.engine}: {side.stderr_tail.strip()}" for side in (standin, dynamo)
-               if side.crashed and side.stderr_tail.strip()]
-    return Aspect("status", _ending(standin) == _ending(dynamo), standin.status_text, dynamo.status_text, details)
+    same = _ending(standin) == _ending(dynamo)
+    details = [] if same else [f"{_ENGINE[side.engine]} {side.status_text}" for side in (standin, dynamo)]
+    details += [f"{_ENGINE[side.engine]}'s stderr ends with:\n{side.stderr_tail.strip()}" for side in (standin, dynamo)
+                if side.crashed and side.stderr_tail.strip()]
+    return Aspect("status", same, standin.status_text, dynamo.status_text, details)
+
+
+_ENGINE = {"standin": "Standin", "dynamo": "Dynamo"}
 
 
 # ---- one frame ---------------------------------------------------------------------------------

@@ -67,14 +67,14 @@ class DynamoObserver(logging.Handler):
         artifact = record.name.rsplit(".__", 1)[-1]
         try:
             if artifact == "graph_breaks":
-                self._graph_break(compile_id, record.getMessage())
+                self.graph_break_logged(compile_id, record.getMessage())
             elif artifact == "guards" and record.args and "GuardManager" in str(record.args[0]):
-                self._guard_tree(compile_id, str(record.args[0]))
+                self.guards_logged(compile_id, str(record.args[0]))
         except Exception as error:  # a log format we do not know: keep the rest of the run
             self.breaks.setdefault(compile_id, []).append(
                 BreakRecord("?", None, f"<unreadable {artifact} log: {type(error).__name__}: {error}>"))
 
-    def _graph_break(self, compile_id: str, text: str) -> None:
+    def graph_break_logged(self, compile_id: str, text: str) -> None:
         match = BREAK_TEXT.match(text)
         if match is None:
             return
@@ -83,7 +83,7 @@ class DynamoObserver(logging.Handler):
         if found not in known:  # a restarted trace logs its break again
             known.append(found)
 
-    def _guard_tree(self, compile_id: str, tree: str) -> None:
+    def guards_logged(self, compile_id: str, tree: str) -> None:
         """Leaf guards of the TREE_GUARD_MANAGER text, each with the source of the manager above it."""
         sources: dict[int, str] = {}  # depth of a manager line -> its source
         guards: list[GuardRecord] = []

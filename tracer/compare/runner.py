@@ -94,19 +94,22 @@ class SideProcess:
 class CompareRun:
     """Both engines on one script, in parallel child processes (see the module docstring)."""
 
-    def __init__(self, script: str, argv: list[str] | None = None, timeout: float | None = None):
+    def __init__(self, script: str, argv: list[str] | None = None, timeout: float | None = None,
+                 engines: tuple[str, ...] = ENGINES):
+        """`engines=("dynamo",)` runs the oracle alone, for a Standin run made in this process."""
         self.script = os.path.abspath(script)
         self.argv = list(argv or [])
         self.timeout = timeout
+        self.engines = engines
         self.sides: list[SideProcess] = []
+        self.records: dict[str, RunRecord] = {}  # engine -> its record, once the run has finished
         self._workdir = tempfile.TemporaryDirectory(prefix="standin-compare-")
         self._finished = threading.Event()
         self._started = 0.0
-        self._comparison: Comparison | None = None
 
     def start(self) -> "CompareRun":
         self._started = time.monotonic()
-        self.sides = [SideProcess(engine, self.script, self.argv, self._workdir.name) for engine in ENGINES]
+        self.sides = [SideProcess(engine, self.script, self.argv, self._workdir.name) for engine in self.engines]
         threading.Thread(target=self._watch, name="standin: compare", daemon=True).start()
         return self
 
@@ -150,17 +153,16 @@ class CompareRun:
                     self.stop(f"at the {self.timeout:g} s timeout")
                     deadline = None
                 time.sleep(0.05)
-            standin, dynamo = (side.record() for side in self.sides)
-            self._comparison = compare(standin, dynamo)
+            self.records = {side.engine: side.record() for side in self.sides}
         finally:
             self._finished.set()
+            self._workdir.cleanup()
 
-    def result(self) -> Comparison:
+    def result(self, standin: RunRecord | None = None) -> Comparison:
+        """The comparison of the finished run (with `standin`, that record instead of a Standin child's)."""
         if not self._finished.is_set():
             raise RuntimeError("the comparison is still running")
-        if self._comparison is None:
-            raise RuntimeError("the comparison failed; see stderr")
-        return self._comparison
+        return compare(standin or self.records["standin"], self.records["dynamo"])
 
 
 def compare_script(script: str, argv: list[str] | None = None, timeout: float | None = None) -> Comparison:

@@ -6,7 +6,7 @@ import os
 from ..debug import Session
 from ..export.graphs import describe
 from ..export.reports import all_frames
-from .calls import CallLog, name_of
+from .calls import CallLog
 from .records import BreakRecord, CompileRecord, FrameRecord, GuardRecord, RunRecord
 
 
@@ -16,11 +16,6 @@ def _version() -> str:
         return f"standin {version('standin')}"
     except Exception:  # noqa: BLE001 - run from a source tree
         return "standin (source tree)"
-
-
-def compile_ids(session: Session) -> list[str]:
-    return [event.compile_id for frame in all_frames(session) for event in frame.compile_events
-            if event.kind in ("compile", "recompile")]
 
 
 def frames_of(session: Session) -> list[FrameRecord]:
@@ -56,17 +51,9 @@ def record_session(session: Session, calls: CallLog | None = None) -> RunRecord:
     return record
 
 
-def observed_session(path: str, argv: list[str]) -> tuple[Session, CallLog]:
-    """A Session whose compiled functions reach the script observed, so each call's output is recorded."""
-    holder: list[Session] = []
-    calls = CallLog(lambda: compile_ids(holder[0]))
-    session = Session(path, argv, present=lambda compiled, fn: calls.observe(compiled, name_of(fn)))
-    holder.append(session)
-    return session, calls
-
-
 def run_under_standin(path: str, argv: list[str]) -> RunRecord:
-    """Run the script under Standin (in this process) and record what it did."""
-    session, calls = observed_session(path, argv)
+    """Run the script under Standin (in this process) and record what it did, each call observed."""
+    calls = CallLog()
+    session = Session(path, argv, present=calls.present)
     session.run()
     return record_session(session, calls)

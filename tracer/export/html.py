@@ -226,6 +226,38 @@ def _frames(report: dict) -> str:
     return "".join(parts)
 
 
+def _aspect_rows(title: str, same: bool, aspects: list[dict]) -> str:
+    badge = '<span class="badge ok">same</span>' if same else '<span class="badge bad">differs</span>'
+    shown = [a for a in aspects if a["name"] in ("frame", "call", "compiles", "graphs", "breaks", "output")]
+    standin = e(", ".join(a["standin"] for a in shown))
+    dynamo = e(", ".join(a["dynamo"] for a in shown))
+    details = "".join(f'<li><b>{e(a["name"])}</b>: {"<br>".join(f"<pre>{e(d)}</pre>" for d in a["details"])}</li>'
+                      for a in aspects if not a["same"])
+    return (f'<tr><td>{badge}</td><td class="mono">{e(title)}</td><td>{standin}</td><td>{dynamo}</td></tr>'
+            + (f'<tr><td></td><td colspan="3"><ul class="details">{details}</ul></td></tr>' if details else ""))
+
+
+def _comparison(report: dict) -> str:
+    """The comparison with real Dynamo (`standin export --compare`): one row per frame and per call."""
+    comparison = report.get("comparison")
+    if comparison is None:
+        return ""
+    status = comparison["status"]
+    rows = [_aspect_rows("the script run", status["same"], [{**status, "name": "frame"}])]
+    rows += [_aspect_rows(f'{f["name"]} ({os.path.basename(f["file"])}:{f["first_line"]})', f["same"], f["aspects"])
+             for f in comparison["frames"]]
+    rows += [_aspect_rows(f'{c["function"]} call {c["index"]}', c["same"], c["aspects"]) for c in comparison["calls"]]
+    verdict = ('<span class="badge ok">Standin and Dynamo agree</span>' if comparison["agree"]
+               else '<span class="badge bad">Standin and Dynamo differ</span>')
+    ignored = "".join(f'<p class="muted">Not compared (documented differences): {e(why)}.</p>'
+                      for why in comparison["not_compared"])
+    return (f'<section id="comparison"><h2>Comparison with torch.compile {verdict}</h2>'
+            f'<p class="muted">The same script under real Dynamo (torch {e(comparison["dynamo"]["version"])}, '
+            'a recording backend), frame by frame; each engine in its own words.</p>'
+            '<table><tr><th></th><th>Frame or call</th><th>Standin</th><th>Dynamo</th></tr>'
+            + "".join(rows) + "</table>" + ignored + "</section>")
+
+
 def _status(status: dict) -> tuple[str, str]:
     """(the badge beside the summary, the alert under it) for how the script ended."""
     if status["error"]:
@@ -257,10 +289,11 @@ def render_html(report: dict) -> str:
         f'<div class="meta">{e(report["script"]["path"])} · {e(report["generator"])} · '
         f'schema {e(report["schema"])}</div></header>',
         '<nav><a href="#summary">Summary</a><a href="#source">Source</a><a href="#graph-breaks">Graph breaks</a>'
-        '<a href="#recompiles">Recompiles</a><a href="#frames">Frames</a><a href="#stdout">Output</a></nav>',
+        '<a href="#recompiles">Recompiles</a><a href="#frames">Frames</a><a href="#stdout">Output</a>'
+        + ('<a href="#comparison">Compare</a>' if "comparison" in report else "") + '</nav>',
         "<main>",
         f'<section id="summary"><h2>Summary {status}</h2>{error}<div class="cards">{cards}</div></section>',
-        _source(report), _breaks(report), _history(report), _frames(report),
+        _comparison(report), _source(report), _breaks(report), _history(report), _frames(report),
         '<section id="stdout"><h2>Script output</h2>'
         + (f"<pre>{e(stdout)}</pre>" if stdout else '<p class="muted">The script printed nothing.</p>')
         + "</section>",

@@ -37,7 +37,8 @@ resources/schemas/standin.report.schema.json):
          ]}
       ],
       "graph_breaks": [{"frame", "compile_id", "reason", "location", "user_stack"}],
-      "recompiles": [{"frame", "compile_id", "reason"}]
+      "recompiles": [{"frame", "compile_id", "reason"}],
+      "comparison": {...}     # only with `standin export --compare`: schema standin.compare/1 (tracer.compare)
     }
 
 A <location> is {"file", "line", "function", "offset", "opname"}.
@@ -144,8 +145,11 @@ def status_json(session) -> dict:
             "exit_status": exit_status, "exit_how": getattr(session, "exit_how", None)}
 
 
-def build_report(session) -> dict:
-    """The standin.report/1 document for a session that has run (see the module docstring)."""
+def build_report(session, comparison=None) -> dict:
+    """The standin.report/1 document for a session that has run (see the module docstring).
+
+    With a `tracer.compare.Comparison` of this run against real Dynamo, the report holds it too.
+    """
     try:
         with open(session.path, encoding="utf-8", errors="replace") as handle:
             source = handle.read()
@@ -174,7 +178,7 @@ def build_report(session) -> dict:
                 recompiles.append({"frame": name, "compile_id": event["compile_id"], "reason": event["reason"]})
     entries = [e for f in frames_json for e in f["entries"]]
     graphs = [g for e in entries for g in e["graphs"]]
-    return {
+    report = {
         "schema": SCHEMA,
         "generator": f"standin {_version()}",
         "script": {"path": session.path, "name": os.path.basename(session.path), "source": source,
@@ -191,6 +195,10 @@ def build_report(session) -> dict:
         "graph_breaks": breaks,
         "recompiles": recompiles,
     }
+    if comparison is not None:
+        from ..compare import comparison_json
+        report["comparison"] = comparison_json(comparison)
+    return report
 
 
 # ---- the terminal summary (`standin explain`) --------------------------------------------------

@@ -326,8 +326,8 @@ class BuiltinVariable(VariableTracker):
     def call_abs(self, tx, obj):
         if python_dunder(obj, "__abs__") is not None:
             return obj.call_method(tx, "__abs__", [], {})
-        if isinstance(obj, TensorVariable):
-            return tx.output.call(tx, "call_function", operator.abs, (obj,), {})
+        if isinstance(obj, TensorVariable):  # a tensor, or an ndarray (NumPy's abs)
+            return apply_operator(tx, operator.abs, [obj])
         return None
 
     def _min_max(self, tx, args, key=None, default=None):

@@ -346,6 +346,29 @@ def context_of(tx, context) -> VariableTracker:
 
 
 @dataclass(frozen=True, eq=False)
+class ContextFactoryVariable(VariableTracker):
+    """`ctx_factory` inside a `@torch.no_grad()` wrapper (the decorator object's bound `clone`):
+    calling it makes a fresh context of the decorator's kind.  Met when the decorated function is
+    itself the compiled one, so the trace runs the wrapper's with-block, as Dynamo's does."""
+
+    context: object = None
+
+    def call_function(self, tx, args, kwargs):
+        if args or kwargs:
+            raise Unsupported(f"{type(self.context).__name__}.clone() with arguments")
+        return context_of(tx, self.context)
+
+    def short_repr(self) -> str:
+        return f"{type(self.context).__name__}.clone"
+
+
+def is_context_factory(value) -> bool:
+    """A decorator object's bound `clone` (what torch's context decorators call on every call)."""
+    return isinstance(value, types.MethodType) and type(value.__self__) in DECORATOR_CLASSES \
+        and value.__func__ is type(value.__self__).clone
+
+
+@dataclass(frozen=True, eq=False)
 class ContextDecoratedVariable(VariableTracker):
     """A function decorated with a context-manager object: calling it runs the function inside
     the block, as Dynamo traces it (no graph break)."""

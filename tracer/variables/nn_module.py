@@ -55,6 +55,11 @@ def _guard_members(tx, module, source, slot: str, read: str = "keys", key=None) 
         tx.output.install_guard(dict_source, "DICT_CONTAINS", (key, key in members))
 
 
+def _class_defines(cls: type, name: str) -> bool:
+    """Whether object.__getattribute__ finds `name` on the class (its MRO, not its metaclass)."""
+    return any(name in klass.__dict__ for klass in cls.__mro__)
+
+
 def _is_parameter(tracker) -> bool:
     from .tensor import TensorVariable
     return isinstance(tracker, TensorVariable) and tracker.python_type() is torch.nn.Parameter
@@ -88,14 +93,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 and not self._overrides(name):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
-        if name not in instance_dict:
+        if name not in instance_dict and not _class_defines(type(module), name):
+            # nn.Module.__getattr__: reached only when the class and the instance dict both miss
             for slot in _SLOTS:
                 members = instance_dict.get(slot, {})
-                if name in members:
-                    value = members[name]
-                    if value is None:
-                        return ConstantVariable(None)
-                    return build(tx, value, self._slot_source(slot, name))
+                if name in members:  # a None member too is guarded: registering a tensor there recompiles
+                    return build(tx, members[name], self._slot_source(slot, name))
             if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
                 # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
                 # default, hasattr or an `except AttributeError` expect to be told

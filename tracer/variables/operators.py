@@ -16,6 +16,7 @@ from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
 from .lists import BaseListVariable, ListVariable, TupleVariable
 from .misc import UserDefinedObjectVariable
+from .numpy import numpy_operator
 from .tensor import TensorVariable
 
 
@@ -37,7 +38,12 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
             return ConstantVariable(same if op is operator.eq else not same)
     if op is operator.getitem and isinstance(args[0], ConstDictVariable):  # d[t]: a tensor key, by identity
         return args[0].getitem(tx, args[1])
+    array_result = numpy_operator(tx, op, args)  # an ndarray with no plain tensor: NumPy's semantics
+    if array_result is not None:
+        return array_result
     if any(isinstance(a, TensorVariable) for a in args):
+        if not isinstance(args[0], (TensorVariable, BaseListVariable)):  # `n += t` is `n + t` for a number n
+            op = INPLACE_TO_PLAIN.get(op, op)
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if op is operator.getitem:
         return _getitem(tx, args[0], args[1])
