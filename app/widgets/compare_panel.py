@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QPushButton, QSplitter, QTreeView, QVBoxLayout, QWidget)
 
 from app.models import compare_model as cm
-from app.models.simple_tables import ITEM_ROLE, RowItem, RowTreeModel, monospace_font
+from app.models.row_tree_model import ITEM_ROLE, RowTreeModel, monospace_font
+from app.models.rows import RowItem
 from tracer.compare import FrameDiff
 
 BREAK_COLUMNS = ("Engine", "Where", "Entry", "Reason")
