@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QPushButton, QSplitter, QTreeView, QVBoxLayout, QWidget)
 
 from app.models import compare_model as cm
-from app.models.simple_tables import ITEM_ROLE, RowItem, RowTreeModel, monospace_font
+from app.models.row_tree_model import ITEM_ROLE, RowTreeModel, monospace_font
+from app.models.rows import RowItem
 from tracer.compare import FrameDiff
 
 BREAK_COLUMNS = ("Engine", "Where", "Entry", "Reason")
@@ -128,8 +129,7 @@ class ComparePanel(QWidget):
 
     def show_comparison(self, comparison) -> None:
         self.comparison = comparison
-        items = [RowItem(row.values, payload=row.payload, error=not row.same, bold=row.kind == "status",
-                         tooltip=row.tooltip or None) for row in cm.table_rows(comparison)]
+        items = cm.table_rows(comparison)
         self.table_model.set_items(items)
         self.status.setText(cm.verdict(comparison))
         first = next((i for i, row in enumerate(items) if row.error and row.payload is not None), 1)
@@ -158,12 +158,7 @@ class ComparePanel(QWidget):
         self.dynamo_text.setPlainText(dynamo)
         self.differences.setText("\n".join(differences) if differences else
                                  ("Both engines agree here." if payload is not None else ""))
-        breaks = cm.break_rows(payload) if isinstance(payload, FrameDiff) else []
-        self.breaks_model.set_items([
-            RowItem((row.engine + (" only" if row.only_here else ""), row.where, row.compile_id, row.reason),
-                    payload=row, error=row.only_here, bold=row.jumps,
-                    tooltip=row.reason + ("\n\nclick: open this instruction in the trace" if row.jumps else ""))
-            for row in breaks])
+        self.breaks_model.set_items(cm.break_items(payload) if isinstance(payload, FrameDiff) else [])
 
     def _break_clicked(self, item: RowItem | None) -> None:
         row = item.payload if item is not None else None

@@ -129,4 +129,4 @@ def test_the_compare_model_imports_no_qt():
     tree = ast.parse((ROOT / "app" / "models" / "compare_model.py").read_text())
     modules = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     modules += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
-    assert modules and not [m for m in modules if m.startswith(("PySide6", "app.models.simple_tables"))]
+    assert modules and not [m for m in modules if m.startswith(("PySide6", "app.models.row_tree_model"))]
