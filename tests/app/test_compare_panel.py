@@ -28,12 +28,13 @@ def window(qtbot):
 
 @pytest.fixture(scope="module")
 def comparisons():
-    """Comparisons of the scripts the panel only has to show (all run at once, in the background)."""
-    runs = {name: CompareRun(str(SCRIPTS / f"{name}.py")).start()
-            for name in ("raises_under_dynamo", "never_compiles", "recompiles_differ")}
-    for run in runs.values():
+    """Comparisons of the scripts the panel only has to show."""
+    results = {}
+    for name in ("raises_under_dynamo", "never_compiles", "recompiles_differ"):  # one at a time: two children each
+        run = CompareRun(str(SCRIPTS / f"{name}.py")).start()
         assert run.wait(RUN_S / 1000)
-    return {name: run.result() for name, run in runs.items()}
+        results[name] = run.result()
+    return results
 
 
 def test_the_toolbar_action_compares_in_the_background_then_every_row_agrees(window, qtbot):

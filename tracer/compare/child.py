@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import sys
 
 SEED_VARIABLE = "STANDIN_COMPARE_SEED"
@@ -42,6 +43,7 @@ def main(argv: list[str]) -> int:
     else:
         from .standin_side import run_under_standin as run
     record = run(script, args)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Stop (or Ctrl+C) must not cut the record short
     tmp = out + ".part"
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(record.dumps())
