@@ -103,8 +103,22 @@ def call_under_hook(callback, region: int, fn, args, kwargs):
         native.set_eval_frame(callback)
         return fn(*args, **kwargs)
     finally:
-        native.set_eval_frame(prior)
-        native.set_eval_frame_isolate_recompiles_id(prior_region)
+        _restore(prior, prior_region)
+
+
+def _restore(callback, region: int) -> None:
+    """Put torch's hook and region back, even when an exception raised from another thread (a
+    session's Stop) lands between the two calls: both are done before it goes on."""
+    pending = None
+    while True:
+        try:
+            native.set_eval_frame(callback)
+            native.set_eval_frame_isolate_recompiles_id(region)
+            break
+        except BaseException as error:  # noqa: B902 - re-raised below, once both are back
+            pending = error
+    if pending is not None:
+        raise pending
 
 
 def native_root() -> RootGuardManager:
