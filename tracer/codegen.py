@@ -11,12 +11,14 @@ resume function.  Code objects are assembled with the `bytecode` package.
 from __future__ import annotations
 
 import collections
+import inspect
 import types
 
 import bytecode as bc
 import torch
 from torch._C._dynamo.eval_frame import set_eval_frame
 
+from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
@@ -459,6 +461,6 @@ def assemble(original: types.CodeType, body: list, *, name: str | None = None,
         code.posonlyargcount = 0
         code.kwonlyargcount = 0
         code.argnames = list(argnames)
-        code.flags = template.flags & ~(0x04 | 0x08)
-    code.flags &= ~0x20  # never a generator
+        code.flags = plain_function_flags(template.flags)
+    code.flags &= ~inspect.CO_GENERATOR  # never a generator
     return check_code(code.to_code())

@@ -19,6 +19,7 @@ import torch
 import torch.fx
 
 from . import resume as resume_mod
+from .bytecode import JUMP_IF_OR_POP, POP_JUMPS, has_kwargs_mapping, stack_effect
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
 from .exc import InternalTracerWarning, Unsupported, UserLocation
@@ -28,11 +29,6 @@ from .source import Source
 from .symbolic_convert import InstructionTranslator
 from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
 from .variables.misc import NullVariable
-
-_POP_JUMPS = frozenset({
-    "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE",
-    "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
-    "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
 
 
 @dataclass
@@ -214,10 +210,10 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     # The instruction runs on the top `consumed` slots; the slots below stay as they are and go
     # straight to the resume function (a NULL there is pushed by the resume function itself:
     # CPython cannot store or pop a NULL).  Each continuation: (target, stack depth after).
-    if inst.opname in _POP_JUMPS:
+    if inst.opname in POP_JUMPS:
         consumed = 1
         continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack) - 1)]
-    elif inst.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+    elif inst.opname in JUMP_IF_OR_POP:
         consumed = 1
         continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack))]
     elif inst.opname in resume_mod.JUMP_OPNAMES or inst.opname in ("RETURN_VALUE", "FOR_ITER"):
@@ -226,7 +222,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         consumed = inst.arg + 2
         continuations = [(inst.index + 1, len(stack) - inst.arg - 1)]
     elif inst.opname == "CALL_FUNCTION_EX":  # f(*args, **kwargs): the callable, its NULL, args (and kwargs)
-        callable_at = len(stack) - 2 - (inst.arg & 1)
+        callable_at = len(stack) - 2 - has_kwargs_mapping(inst)
         below = callable_at - 1 if callable_at > 0 and isinstance(stack[callable_at - 1], NullVariable) \
             else callable_at
         consumed = len(stack) - below
@@ -238,7 +234,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         if pushes is None:
             raise Unsupported(f"graph break at {inst.opname} ({error.reason}): Standin cannot resume "
                               "after this instruction yet, so the frame runs eagerly")
-        consumed = pushes - resume_mod.stack_effect(inst)
+        consumed = pushes - stack_effect(inst)
         continuations = [(inst.index + 1, len(stack) - consumed + pushes)]
         if consumed > len(stack) or any(isinstance(v, NullVariable) for v in stack[len(stack) - consumed:]):
             raise Unsupported(f"graph break at {inst.opname} next to a pending call ({error.reason}): "

@@ -29,7 +29,7 @@ import torch
 from . import frame_hook, skip_rules
 from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
-from .bytecode import decode
+from .bytecode import decode, has_var_parameters
 from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
 
@@ -152,7 +152,7 @@ class CompiledFunction:
         self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
         self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
-            if not (self.code.co_flags & 0x0C) and not self.code.co_kwonlyargcount else None
+            if not has_var_parameters(self.code) and not self.code.co_kwonlyargcount else None
         self._warned_limit = False
         functools.update_wrapper(self, fn)
         _live.add(self)
