@@ -252,17 +252,11 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
         resumes.append((owner.resume_function(decoded, target, depth, live, nulls, contexts), depth, live))
 
-    call_slot = None  # the callable called for real: a user function there runs compiled, as a frame of its own
-    if inst.opname == "CALL":
-        callable_at = len(stack) - inst.arg - 2
-        call_slot = callable_at + 1 if isinstance(stack[callable_at], NullVariable) else callable_at
-    elif inst.opname == "CALL_FUNCTION_EX":
-        call_slot = len(stack) - 2 - has_kwargs_mapping(inst)
-
+    # the callable called for real there is the callable itself: under the frame hook its frame compiles
     def emit(cg: PyCodegen):
         for i, value in enumerate(stack):
             if not isinstance(value, NullVariable) and i not in entered:
-                cg.reconstruct(value, for_call=(i == call_slot))
+                cg.reconstruct(value)
                 cg.store(f"___slot{i}")
         live_names = sorted({name for _, _, live in resumes for name in live})
         for name in live_names:

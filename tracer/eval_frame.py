@@ -147,11 +147,10 @@ class CompiledFunction:
         self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
         self._resumes: dict = {}
         # the root's: every frame of its calls by code object (originals and resume functions), the
-        # frame each rewritten code belongs to, its region of torch's cache, the callback torch calls
+        # frame each rewritten code belongs to, its the callback torch calls
         # (by id: a rewritten code holding an unhashable constant has no hash; the record keeps it alive)
         self._records: dict[int, CompiledFunction] = {id(self.code): self} if parent is None else {}
         self._by_rewritten: dict[int, CompiledFunction] = {}
-        self._region = frame_hook.new_region()
         self._callback = functools.partial(_on_frame, self)
         self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
         self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
@@ -239,7 +238,7 @@ class CompiledFunction:
         if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
             return self.fn(*self._full_args(args), **kwargs)
         try:
-            return frame_hook.call_under_hook(self._callback, self._region, self.fn, self._full_args(args), kwargs)
+            return frame_hook.call_under_hook(self._callback, self, self.fn, self._full_args(args), kwargs)
         finally:
             leave_compiled_call()
 
@@ -308,10 +307,12 @@ class CompiledFunction:
             root.add_lambda_guard(lambda L: python_check(L, f_globals), [f"[{entry.compile_id}] guards"], None)
         else:
             root = native.root
-        calls, compile_id = self.calls, entry.compile_id
+        calls, compile_id, owned = self.calls, entry.compile_id, frame_hook.owned_by(self.root)
 
         def count_hit(_) -> bool:  # the last guard, run when all others passed
             if native is None or not native.probing:  # a lookup of torch's evaluator, not a what-if
+                if not owned():  # an entry of another root's calls (each tracer.compile has its cache)
+                    return False
                 entry.hits += 1
                 calls.append(compile_id)
             return True
@@ -405,13 +406,12 @@ class CompiledFunction:
         return compiled
 
     def reset(self) -> None:
-        """Forget every entry; a root also leaves its region of torch's cache and drops the state
-        torch keeps for the codes it compiled or skipped."""
+        """Forget every entry; a root also drops the state torch keeps for the codes it compiled or
+        skipped."""
         if self.parent is None:
             frame_hook.forget([record.code for record in self._records.values()])
             self._records = {id(self.code): self}
             self._by_rewritten.clear()
-            self._region = frame_hook.new_region()
         self.calls.clear()
         self.cache_entries.clear()
         self.compile_events.clear()

@@ -17,7 +17,7 @@ run in the same process before or after.
 """
 from __future__ import annotations
 
-import itertools
+import threading
 
 from torch._C._dynamo import eval_frame as native
 from torch._C._dynamo.guards import RootGuardManager
@@ -28,12 +28,26 @@ FrameExecStrategy = getattr(native, "_FrameExecStrategy")
 RUN_AS_IS = FrameExecStrategy(FrameAction.SKIP, FrameAction.DEFAULT)  # this frame eagerly; callees offered
 COMPILED = FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT)
 
-_regions = itertools.count(1 << 40)  # cache regions of Standin's roots (torch's own count from 0)
+# Standin's region of torch's cache (torch's own are counted from 0).  The region is one number for
+# the whole process, not per thread, so it is one for every Standin call: a thread must not switch it
+# under another thread's call.  Which root an entry belongs to is checked by the entry itself
+# (`owned_by`), as Dynamo's entries check the backend of the call.
+STANDIN_REGION = 1 << 40
 _touched: dict[int, object] = {}  # code objects whose torch extra state Standin wrote, by id
+_region_lock = threading.Lock()
+_calls_in_region: set = set()  # the Standin calls running, on every thread
+_region_before = -1  # the region torch had when the first of them started
+_current = threading.local()  # .root: the root CompiledFunction of this thread's innermost call
 
 
-def new_region() -> int:
-    return next(_regions)
+def current_root():
+    """The root compiled function whose call this thread is in (None outside one)."""
+    return getattr(_current, "root", None)
+
+
+def owned_by(root):
+    """A check an entry runs last: it admits only frames under calls of the root that compiled it."""
+    return lambda: getattr(_current, "root", None) is root
 
 
 class FrameReturn:
@@ -94,17 +108,54 @@ def run_compiled(code, guarded_code: GuardedCode) -> FrameReturn:
     return FrameReturn(COMPILED, False, guarded_code)
 
 
-def call_under_hook(callback, region: int, fn, args, kwargs):
-    """fn(*args, **kwargs) with every frame under it offered to `callback`, in cache region `region`;
-    torch's previous hook and region are back when it returns or raises, whatever it raises."""
-    prior, prior_region = native.get_eval_frame_callback(), native.get_eval_frame_isolate_recompiles_id()
+def call_under_hook(callback, root, fn, args, kwargs):
+    """fn(*args, **kwargs) with every frame under it offered to `callback` (a call of `root`), in
+    Standin's cache region; torch's previous hook (this thread's) and region (the process's, once the
+    last Standin call on any thread ends) are back when it returns or raises, whatever it raises."""
+    token = object()
+    _enter_region(token)
+    prior, prior_root = native.get_eval_frame_callback(), current_root()
     try:
-        native.set_eval_frame_isolate_recompiles_id(region)
+        _current.root = root
         native.set_eval_frame(callback)
         return fn(*args, **kwargs)
     finally:
-        native.set_eval_frame(prior)
-        native.set_eval_frame_isolate_recompiles_id(prior_region)
+        _restore(prior, prior_root, token)
+
+
+def _restore(callback, root, token) -> None:
+    """Put this thread's hook and root back and leave the region, even when an exception raised from
+    another thread (a session's Stop) lands in between: each step is idempotent and all are done
+    before it goes on."""
+    pending = None
+    while True:
+        try:
+            native.set_eval_frame(callback)
+            _current.root = root
+            _leave_region(token)
+            break
+        except BaseException as error:  # noqa: B902 - re-raised below, once all are back
+            pending = error
+    if pending is not None:
+        raise pending
+
+
+def _enter_region(token) -> None:
+    global _region_before
+    with _region_lock:
+        if not _calls_in_region:
+            _region_before = native.get_eval_frame_isolate_recompiles_id()
+            native.set_eval_frame_isolate_recompiles_id(STANDIN_REGION)
+        _calls_in_region.add(token)
+
+
+def _leave_region(token) -> None:
+    """The last Standin call to end, on any thread, hands torch its region back (a set of the calls
+    running, not a count: leaving twice is leaving once)."""
+    with _region_lock:
+        _calls_in_region.discard(token)
+        if not _calls_in_region:
+            native.set_eval_frame_isolate_recompiles_id(_region_before)
 
 
 def native_root() -> RootGuardManager:
