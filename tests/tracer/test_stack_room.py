@@ -86,7 +86,7 @@ def test_a_recursion_through_graph_breaks_runs_plain_below_the_nesting_limit():
 
 
 def test_shallow_recursion_through_breaks_still_compiles_each_level():
-    opt = tracer.compile(countdown_with_break, dynamic=False)  # static ints: one frame record per level
+    opt = tracer.compile(countdown_with_break, dynamic=False)  # static ints: an entry per level
     with contextlib.redirect_stdout(io.StringIO()):
         opt(torch.zeros(1), 3)
     # as Dynamo: one frame for the code, a cache entry per level (n = 3, 2, 1; 0 is inlined)
