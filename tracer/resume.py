@@ -168,7 +168,10 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     resumed.argnames = stack_names + list(live)
     resumed.argcount = len(resumed.argnames)
     resumed.flags = plain_function_flags(program.flags)
-    return check_code(resumed.to_code())
+    # The rows keep the original's depths: at the entry point the stack is laid out as the original's
+    # is there, and the bytecode package would measure a region restarted mid-expression from the
+    # values pending on the stack, not from the block's own depth.
+    return check_code(resumed.to_code(compute_exception_stack_depths=False))
 
 
 def setup_instructions(code: types.CodeType) -> int:
