@@ -12,7 +12,7 @@ import types
 
 import bytecode as bc
 
-from .bytecode import (DecodedCode, JUMP_OPNAMES, ends_block, handler_at, plain_function_flags, pushes_null,
+from .bytecode import (DecodedCode, JUMP_OPNAMES, decode, ends_block, handler_at, plain_function_flags, pushes_null,
                        unpack_ex_counts)
 from .code_check import check_code
 
@@ -99,6 +99,19 @@ def library_instructions(code: types.CodeType) -> tuple[bc.Bytecode, list[bc.Ins
     program = bc.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
     instrs = [item for item in program if isinstance(item, bc.Instr)]
     return program, instrs
+
+
+def library_instruction(code: types.CodeType, decoded: DecodedCode, index: int) -> bc.Instr:
+    """The bytecode package's Instr for decoded instruction `index` of `code`."""
+    _, instrs = library_instructions(code)
+    return instrs[decoded_index_to_library(decoded)[index]]
+
+
+def origin_index(decoded: DecodedCode, target: int, origin_code: types.CodeType, prologue: int) -> int:
+    """The instruction of the original code that instruction `target` of a resume function (`decoded`,
+    with `prologue` instructions of its own before the copy) copies."""
+    position = decoded_index_to_library(decoded)[target] - prologue + setup_instructions(origin_code)
+    return decoded_index_to_library(decode(origin_code)).index(position)
 
 
 def decoded_index_to_library(decoded: DecodedCode) -> list[int]:
