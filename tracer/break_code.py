@@ -179,7 +179,7 @@ def _call_resume(cg: PyCodegen, code: BreakCode, fn, depth: int, live: list) -> 
             args()
         cg.call(fn.call_with_cells, args_after_cells, nargs + 1)
     else:
-        cg.call(fn, args, nargs)
+        cg.call(fn.fn, args, nargs)  # under the frame hook, its frame is compiled
     cg.emit("RETURN_VALUE")
 
 

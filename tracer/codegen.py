@@ -16,6 +16,7 @@ import types
 
 import bytecode as bc
 import torch
+from torch._C._dynamo.eval_frame import set_eval_frame
 
 from .bytecode import is_generator_code, plain_function_flags
 from .code_check import check_code
@@ -42,7 +43,8 @@ GRAPH_OUT = "___graph_out"
 
 
 class NamedCallable:
-    """A constant in rewritten code that disassembles under a readable name."""
+    """A compiled graph in rewritten code: disassembles under a readable name, and runs with the frame
+    hook off (as Dynamo runs its graphs), so the backend's Python frames are not offered to it."""
 
     __slots__ = ("name", "fn")
 
@@ -51,7 +53,11 @@ class NamedCallable:
         self.fn = fn
 
     def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
+        prior = set_eval_frame(None)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            set_eval_frame(prior)
 
     def __repr__(self) -> str:
         return self.name

@@ -244,14 +244,14 @@ def _reentered_contexts(decoded, index: int, stack: list, error) -> tuple[tuple,
 
 def _collect(owner, output, emit) -> list:
     """First pass over the code to emit: which graph values it needs as outputs."""
-    probe = PyCodegen(owner.code, output.side_effects, wrap_callable=owner.nested_compiled)
+    probe = PyCodegen(owner.code, output.side_effects)  # a callee called for real: the frame hook compiles it
     emit(probe)
     return probe.output_nodes
 
 
 def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> CacheEntry:
     graphs, compiled = [], None
-    cg = PyCodegen(owner.code, output.side_effects, output_nodes, wrap_callable=owner.nested_compiled)
+    cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
     if output.count_calls() > 0:
         gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)

@@ -85,8 +85,8 @@ def test_shallow_recursion_through_breaks_still_compiles_each_level():
     opt = tracer.compile(countdown_with_break)
     with contextlib.redirect_stdout(io.StringIO()):
         opt(torch.zeros(1), 3)
-    levels = [f for f in opt.all_frames() if f.code is countdown_with_break.__code__]
-    assert len(levels) == 3 and all(f.cache_entries for f in levels)  # n = 3, 2, 1 (0 is inlined)
+    entries = [e for f in opt.all_frames() if f.code is countdown_with_break.__code__ for e in f.cache_entries]
+    assert len(entries) == 3  # n = 3, 2, 1 (0 is inlined): a guard on n each, as Dynamo recompiles
     assert MAX_NESTED_COMPILED_CALLS > 3
 
 
