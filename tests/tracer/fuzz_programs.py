@@ -271,7 +271,7 @@ class _Gen:
         target = self.rng.choice(["d"] + self.names["dict"])
         line = self.rng.choice([f"{target}['k{self.counter}'] = float({self.i()})", f"{target}.pop('a', None)",
                                 f"{target}.update({{'u': 1.0}})", f"{target}.setdefault('s', 2.0)",
-                                f"del {target}['b']"])
+                                f"del {target}['b']", f"{target} |= {{'o': 4.0}}"])
         return self.block([line])
 
     def lists(self):
@@ -287,7 +287,8 @@ class _Gen:
     def list_mutation(self):
         target = self.rng.choice(["lst"] + self.names["list"])
         line = self.rng.choice([f"{target}.append({self.i()})", f"{target}.pop()", f"{target}.extend(ITEMS)",
-                                f"{target}[0] = {self.i()}", f"{target}.insert(0, 7)", "LOG.append(len(lst))"])
+                                f"{target}[0] = {self.i()}", f"{target}.insert(0, 7)", "LOG.append(len(lst))",
+                                f"{target} *= 2", f"{target} += [{self.i()}]"])
         return self.block([line])
 
     def objects(self):
