@@ -171,8 +171,14 @@ class ConstDictVariable(VariableTracker):
             entries.clear()
         else:
             raise Unsupported(f"dict.{name}()")
-        tx.replace_all(self, replace(self, entries=entries))
+        self.mutated(tx, entries)
         return result
+
+    def mutated(self, tx, entries: dict) -> ConstDictVariable:
+        """The next version of this dict, swapped in wherever the trace holds it."""
+        new = replace(self, entries=entries)
+        tx.replace_all(self, new)
+        return new
 
     def short_repr(self) -> str:
         inner = ", ".join(f"{k!r}: {v.short_repr()}" for k, v in list(self.entries.items())[:4])

@@ -200,6 +200,12 @@ class SetVariable(BaseListVariable):
     def with_items(self, items, source=None):
         return SetVariable(unique_items(items), source=source)
 
+    def mutated(self, tx, items) -> SetVariable:
+        """The next version of this set, swapped in wherever the trace holds it."""
+        new = replace(self, items=unique_items(items))
+        tx.replace_all(self, new)
+        return new
+
     def keys(self) -> list:
         return [hash_key(item) for item in self.items]
 
@@ -224,8 +230,7 @@ class SetVariable(BaseListVariable):
                                                 else target))
                     return ConstantVariable(None)
                 del items[keys.index(target)]
-            new = replace(self, items=unique_items(items))
-            tx.replace_all(self, new)
+            self.mutated(tx, items)
             return ConstantVariable(None)
         if all(a.is_python_constant() for a in [self, *args]):
             from ..builder import build_sourceless
@@ -236,7 +241,7 @@ class SetVariable(BaseListVariable):
             except Exception as error:  # pop() from an empty set, a bad argument: the program's exception
                 raise observed(error, f"set.{name}() raised {type(error).__name__}: {error}") from error
             if real != before:  # pop(), difference_update(), ...: the set itself changed
-                tx.replace_all(self, replace(self, items=unique_items([build_sourceless(tx, v) for v in real])))
+                self.mutated(tx, [build_sourceless(tx, v) for v in real])
             return build_sourceless(tx, result)
         raise Unsupported(f"set.{name}() on a set holding tensors")
 

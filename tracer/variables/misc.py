@@ -54,10 +54,13 @@ def guarded_function(tx, fn: types.FunctionType, source: Source | None):
 
     Not `build()`: a method is inlined even where trace_rules would make the function a
     graph node (a torch module's forward), and only its identity is in question here.
+    torch's own methods (Linear.forward, ...) are library code nobody swaps between calls,
+    as Dynamo also assumes: guarding them was a fifth of a deep module's guards.
     """
     from .user_functions import UserFunctionVariable
     tracker = UserFunctionVariable(fn, source=source)
-    if source is not None:
+    module = getattr(fn, "__module__", None) or ""
+    if source is not None and module.split(".")[0] != "torch":
         before = len(tx.output.guards)
         tx.output.install_guard(AttrSource(source, "__code__"), "ID_MATCH", fn.__code__)
         tx.output.stamp_guards(before, tracker.kind())  # its provenance, as the builder stamps its own
