@@ -30,6 +30,7 @@ from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVari
 from .variables.misc import (GetAttrVariable, PythonModuleVariable, SkippedFunctionVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.nn_module import NNModuleVariable
+from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
 from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
 
 
@@ -105,6 +106,11 @@ def _build_from_source(tx, value, source: Source):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
             entries[key] = build_lazy(tx, item, GetItemSource(source, key))
         return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source))
+    if type(value) is types.MappingProxyType:  # cls.__dict__: read-only, each entry guarded where it is read
+        guard(source, "TYPE_MATCH", types.MappingProxyType)
+        entries = {key: build_lazy(tx, item, GetItemSource(source, key)) for key, item in value.items()
+                   if is_constant_value(key)}
+        return ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source)
     if type(value) is set and all(is_constant_value(item) for item in value):
         guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
         items = tuple(ConstantVariable(item) for item in value)
@@ -141,6 +147,9 @@ def _build_from_source(tx, value, source: Source):
         guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
         owner = build_from_source(tx, value.__self__, AttrSource(source, "__self__"))
         return GetAttrVariable(owner, value.__name__, source=source)
+    if is_generic_slot(value):
+        guard(source, "ID_MATCH", value)
+        return SlotFunctionVariable(value, source=source)
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":
@@ -158,7 +167,7 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(value, type):
         guard(source, "ID_MATCH", value)
         return UserDefinedClassVariable(value, source=source)
-    if isinstance(value, _C_CALLABLES):
+    if isinstance(value, (*_C_CALLABLES, types.FunctionType)):  # a function the trace rules skip
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
     guard(source, "TYPE_MATCH", type(value))
@@ -213,6 +222,8 @@ def build_sourceless(tx, value):
         return NNModuleVariable(value)
     if isinstance(value, ResumedGradMode):  # a resume function's prologue re-entering a with-block
         return GradModeVariable.resumed(value)
+    if is_generic_slot(value):
+        return SlotFunctionVariable(value)
     if callable(value):
         rule = trace_rules.classify(value)
         if rule == "torch":
@@ -221,6 +232,6 @@ def build_sourceless(tx, value):
             return BuiltinVariable(value)
         if rule == "user":
             return UserFunctionVariable(value)
-        if isinstance(value, _C_CALLABLES):
+        if isinstance(value, (*_C_CALLABLES, types.FunctionType)):
             return SkippedFunctionVariable(value)
     return UserDefinedObjectVariable(value)

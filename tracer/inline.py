@@ -74,8 +74,18 @@ def _globals_root(f_globals: dict, root_globals: dict):
     name = f_globals.get("__name__")
     module = sys.modules.get(name) if isinstance(name, str) else None
     if module is None or getattr(module, "__dict__", None) is not f_globals:
-        raise Unsupported(f"a function whose globals are not a module's (module {name!r})")
+        name = _module_key(f_globals)  # a module that renamed itself (_collections_abc is "collections.abc")
+        if name is None:
+            raise Unsupported(f"a function whose globals are not a module's (module {f_globals.get('__name__')!r})")
     return ModuleSource(name)
+
+
+def _module_key(f_globals: dict) -> str | None:
+    """The sys.modules key of the module whose namespace is f_globals, if any."""
+    for key, module in list(sys.modules.items()):
+        if getattr(module, "__dict__", None) is f_globals:
+            return key
+    return None
 
 
 def bind_arguments(code: types.CodeType, qualname: str, defaults, kwdefaults, args, kwargs) -> dict:
