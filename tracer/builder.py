@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import enum
 import functools
+import inspect
 import types
 
 import torch
 
 from . import trace_rules
 from .exc import Unsupported
-from .source import AttrSource, GetItemSource, IterItemSource, Source, iterator_remaining
+from .source import AttrSource, DictValueSource, GetItemSource, IterItemSource, Source, iterator_remaining
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.dicts import ConstDictVariable
@@ -31,6 +32,7 @@ from .variables.misc import (GetAttrVariable, PythonModuleVariable, SkippedFunct
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.nn_module import NNModuleVariable
 from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
+from .variables.polyfills import polyfill_for
 from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
 
 
@@ -71,6 +73,9 @@ def _build_from_source(tx, value, source: Source):
         if isinstance(value, torch.nn.Parameter) or type(value) is torch.Tensor:
             return tx.output.add_graph_input(tx, source, value)
         raise Unsupported(f"tensor subclass {type(value).__qualname__} at {source.name()}")
+    if is_typing_constant(value):  # typing.Union, int | None, list[int]: immutable annotations
+        guard(source, "ID_MATCH", value)
+        return ConstantVariable(value, source=source)
     if is_constant_value(value):
         if isinstance(value, enum.Enum):  # members are singletons: identity is the cheap, exact test
             guard(source, "ID_MATCH", value)
@@ -101,10 +106,15 @@ def _build_from_source(tx, value, source: Source):
     if type(value) is dict:
         guard(source, "TYPE_MATCH", dict)
         entries = {}
-        for key, item in value.items():
-            if not is_constant_value(key):
+        for index, (key, item) in enumerate(value.items()):
+            if is_constant_value(key):
+                entries[key] = build_lazy(tx, item, GetItemSource(source, key))
+            elif _is_identity_key(key):  # no literal names it: reached by position, the keys guarded
+                entries[key] = build_lazy(tx, item, DictValueSource(source, index))
+            else:
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
-            entries[key] = build_lazy(tx, item, GetItemSource(source, key))
+        if any(not is_constant_value(key) for key in entries):
+            guard(source, "DICT_KEYS_MATCH", tuple(entries))
         return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source))
     if type(value) is types.MappingProxyType:  # cls.__dict__: read-only, each entry guarded where it is read
         guard(source, "TYPE_MATCH", types.MappingProxyType)
@@ -150,6 +160,14 @@ def _build_from_source(tx, value, source: Source):
     if is_generic_slot(value):
         guard(source, "ID_MATCH", value)
         return SlotFunctionVariable(value, source=source)
+    polyfilled = polyfill_for(value)
+    if polyfilled is not None:
+        guard(source, "ID_MATCH", value)
+        return polyfilled.with_source(source)
+    if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
+        # calling an lru_cache'd function: its body traced, as Dynamo does (the cache is not consulted)
+        guard(source, "ID_MATCH", value)
+        return build_from_source(tx, value.__wrapped__, AttrSource(source, "__wrapped__"))
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":
@@ -194,9 +212,20 @@ def _grad_mode_decorated(tx, fn, source):
     return ContextDecoratedVariable(build(tx, wrapped, cell_source("func")), context, source=source)
 
 
+def is_typing_constant(value) -> bool:
+    """An annotation object: a typing special form or alias, `X | Y`, `list[int]` -- immutable."""
+    return isinstance(value, (types.UnionType, types.GenericAlias)) or (
+        type(value).__module__ == "typing" and not isinstance(value, (type, types.FunctionType)))
+
+
+def _is_identity_key(key) -> bool:
+    """A dict key compared by identity that a trace can look up: a class or an annotation object."""
+    return isinstance(key, type) or is_typing_constant(key)
+
+
 def build_sourceless(tx, value):
     """SourcelessBuilder: wrap a value made during the trace; no guards."""
-    if is_constant_value(value):
+    if is_constant_value(value) or is_typing_constant(value):
         return ConstantVariable(value)
     if type(value) is tuple:
         return TupleVariable(tuple(build_sourceless(tx, v) for v in value))
@@ -224,6 +253,15 @@ def build_sourceless(tx, value):
         return GradModeVariable.resumed(value)
     if is_generic_slot(value):
         return SlotFunctionVariable(value)
+    if type(value) is types.MappingProxyType:  # a constant's mapping (inspect.Signature.parameters)
+        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()},
+                                 dict_cls=types.MappingProxyType)
+    if isinstance(value, (inspect.Signature, inspect.Parameter)):  # immutable: constants
+        return ConstantVariable(value)
+    if polyfill_for(value) is not None:
+        return polyfill_for(value)
+    if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
+        return build_sourceless(tx, value.__wrapped__)
     if callable(value):
         rule = trace_rules.classify(value)
         if rule == "torch":

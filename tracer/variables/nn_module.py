@@ -55,6 +55,11 @@ def _guard_members(tx, module, source, slot: str, read: str = "keys", key=None) 
         tx.output.install_guard(dict_source, "DICT_CONTAINS", (key, key in members))
 
 
+def record_module_init(tx) -> None:
+    """What nn.Module.__init__ leaves in a graph that traces it (as Dynamo's does): its usage log call."""
+    tx.output.call(tx, "call_function", torch._C._log_api_usage_once, (ConstantVariable("python.nn_module"),), {})
+
+
 def _is_parameter(tracker) -> bool:
     from .tensor import TensorVariable
     return isinstance(tracker, TensorVariable) and tracker.python_type() is torch.nn.Parameter
@@ -221,6 +226,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if isinstance(key, slice):
             if slot != "_modules":
                 raise Unsupported(f"slicing a {type(self.value).__name__}")
+            record_module_init(tx)  # the slice is a new container: nn.Module.__init__ runs for it
             return self._slice(keys[key])
         if not isinstance(key, int) or not -len(keys) <= key < len(keys):
             raise Unsupported(f"IndexError: index {key!r} into {type(self.value).__name__}")

@@ -211,19 +211,18 @@ _READS = frozenset({"__getitem__", "__contains__", "__len__", "__iter__", "keys"
 
 
 def outside_items(tx, obj):
-    """The items of a dict subclass from outside, each with its GetItemSource; the keys guarded.
-    Guards read them through the class's own `keys`/`__getitem__`, so a class that overrides
-    them in Python is refused rather than guarded through code we did not trace."""
+    """The items of a dict subclass from outside, each read as dict's C method reads it (so
+    no Python __getitem__ of the class runs in a guard); the keys guarded, through `keys()`,
+    which a class must not override in Python for that guard to mean what it says."""
     from ..builder import build_lazy
-    from ..source import GetItemSource
+    from ..source import DictItemSource
     from .dicts import ConstDictVariable
     cls = obj.python_type()
-    overridden = [name for name in ("keys", "__getitem__") if python_slot(cls, name) is not None]
-    if overridden or obj.source is None:
+    if python_slot(cls, "keys") is not None or obj.source is None:
         raise Unsupported(f"reading the items of {obj.describe()}, a {cls.__qualname__} from outside "
-                          f"({', '.join(overridden) or 'no source'})")
+                          f"({'it overrides keys()' if obj.source is not None else 'no source'})")
     value = obj.value
-    entries = {key: build_lazy(tx, dict.__getitem__(value, key), GetItemSource(obj.source, key))
+    entries = {key: build_lazy(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key))
                for key in dict.keys(value)}
     tx.output.install_guard(obj.source, "DICT_KEYS_MATCH", tuple(entries))
     return ConstDictVariable(entries)
@@ -238,6 +237,9 @@ class InstanceDictVariable(VariableTracker):
     def python_type(self) -> type:
         return dict
 
+    def as_python_constant(self):
+        raise Unsupported(f"{self.short_repr()} as a constant")
+
     def _entries(self, tx) -> dict:
         return dict(tx.output.side_effects.attrs.get(self.obj.identity(), {}))
 
@@ -245,6 +247,12 @@ class InstanceDictVariable(VariableTracker):
         from .dicts import ConstDictVariable
         if name == "__setitem__":
             self.obj.generic_setattr(tx, _name_of(args[0]), args[1])
+            return ConstantVariable(None)
+        if name == "update":  # each entry stored as object.__setattr__ would
+            from .builtin import BuiltinVariable
+            update = BuiltinVariable(dict).call_function(tx, list(args), dict(kwargs))
+            for key, value in update.entries.items():
+                self.obj.generic_setattr(tx, key, value)
             return ConstantVariable(None)
         if name in _READS:
             return ConstDictVariable(self._entries(tx)).call_method(tx, name, list(args), dict(kwargs))

@@ -36,6 +36,8 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
             same = _same_object(args[0], args[1])  # object.__eq__ on both sides: identity
             return ConstantVariable(same if op is operator.eq else not same)
     if any(isinstance(a, TensorVariable) for a in args):
+        if op in INPLACE_TO_PLAIN and not isinstance(args[0], TensorVariable):
+            op = INPLACE_TO_PLAIN[op]  # `c += t` on a number: c = c + t, as Python falls back
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if op is operator.getitem:
         return _getitem(tx, args[0], args[1])

@@ -107,6 +107,26 @@ class UserFunctionVariable(BaseUserFunctionVariable):
             cells.append(build_lazy(tx, contents, source) if source else build(tx, contents))
         return defaults, kwdefaults, cells
 
+    def call_function(self, tx, args, kwargs):
+        if getattr(self.fn, "_dynamo_marked_constant", False):  # @torch._dynamo.assume_constant_result
+            return self._constant_result(tx, args, kwargs)
+        return super().call_function(tx, args, kwargs)
+
+    def _constant_result(self, tx, args, kwargs):
+        """A function its author marked as constant: called now on constant arguments, its result
+        baked in (as Dynamo does for `_dynamo_marked_constant`)."""
+        from ..builder import build_sourceless
+        values = [a.realize() for a in [*args, *kwargs.values()]]
+        if not all(v.is_python_constant() for v in values):
+            raise Unsupported(f"{self.qualname} is marked constant but got {', '.join(v.describe() for v in values)}")
+        try:
+            result = self.fn(*[a.as_python_constant() for a in args],
+                             **{k: v.as_python_constant() for k, v in kwargs.items()})
+        except Exception as error:
+            from ..exc import observed
+            raise observed(error, f"{self.qualname}() raised {type(error).__name__}: {error}") from error
+        return build_sourceless(tx, result)
+
     def function_attr(self, tx, name):
         """Read from the real function and guarded through its source; a missing one is an
         AttributeError the trace can catch (getattr with a default, hasattr)."""
