@@ -6,14 +6,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.standin-installed
 
-.PHONY: run test bench dist browser clean
+.PHONY: run test bench dist browser qt screen clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) qt
 	$(BIN)/python -m app $(SCRIPT)
 
 # The HTML report is checked in a real headless browser: Debian's chromium.
@@ -23,7 +23,22 @@ browser:
 	  echo "installing Debian's chromium for the browser test"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
 
-test: $(STAMP) browser
+# Qt's xcb platform plugin needs these on a fresh Debian machine, or the window aborts at start.
+QT_DEBS := libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xinerama0 \
+           libxcb-xkb1 libxcb-shape0 libxcb-randr0 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3
+qt:
+	@dpkg -s $(QT_DEBS) >/dev/null 2>&1 || { \
+	  echo "installing the libraries Qt needs to open a window"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(QT_DEBS); }
+
+# The real-screen test runs `standin SCRIPT` under Xvfb with a small window manager and drives keys with xdotool.
+SCREEN_DEBS := xvfb xdotool openbox
+screen: qt
+	@dpkg -s $(SCREEN_DEBS) >/dev/null 2>&1 || { \
+	  echo "installing Xvfb, xdotool and openbox for the real-screen test"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(SCREEN_DEBS); }
+
+test: $(STAMP) browser screen
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -1,4 +1,4 @@
-"""What the window remembers between runs: its layout, the recent scripts and the breakpoints.
+"""What the window remembers between runs: layout, recent scripts, breakpoints, watches, font size.
 
 A thin typed face over QSettings (an INI file in the user's config folder on
 Linux), so the rest of the app never spells a settings key.
@@ -54,6 +54,20 @@ class Settings:
 
     def set_breakpoints(self, specs: list[tuple[str, str, bool]]) -> None:
         self.store.setValue("breakpoints/list", json.dumps([list(s) for s in specs]))
+
+    # ---- watches and font size -------------------------------------------------------------------
+    def watches(self) -> list[str]:
+        return [w for w in self._json("watch/expressions", []) if isinstance(w, str)]
+
+    def set_watches(self, expressions) -> None:
+        self.store.setValue("watch/expressions", json.dumps(list(expressions)))
+
+    def font_size(self, default: float) -> float:
+        size = self._json("view/font_size", default)
+        return float(size) if isinstance(size, (int, float)) and 6 <= size <= 40 else default
+
+    def set_font_size(self, points: float) -> None:
+        self.store.setValue("view/font_size", json.dumps(points))
 
     def sync(self) -> None:
         self.store.sync()

@@ -2,7 +2,8 @@
 
     .venv/bin/python packaging/screenshots.py [OUT_DIR]     (default: docs/)
 
-Runs offscreen; each picture is the window as a user would see it at that step.
+Runs offscreen; each picture is the window as a user would see it at that step, at the two
+sizes people have (1600×1000 and a laptop's 1280×800, the latter named `*-1280.png`).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,12 +27,22 @@ def first_step(timeline, predicate) -> int:
     return next(s.step for s in timeline.snapshots if predicate(s))
 
 
+SIZES = ((1600, 1000, ""), (1280, 800, "-1280"))
+
+
 def main(out_dir: str) -> list[str]:
     os.makedirs(out_dir, exist_ok=True)
     app = QApplication.instance() or QApplication([])
+    shots = []
+    for width, height, suffix in SIZES:
+        shots += _shoot_tour(app, out_dir, width, height, suffix)
+    return shots
+
+
+def _shoot_tour(app, out_dir: str, width: int, height: int, suffix: str) -> list[str]:
     # fresh settings: the pictures show the default layout, not whatever the user last arranged
     window = MainWindow(settings=Settings.in_file(os.path.join(tempfile.mkdtemp(), "settings.ini")))
-    window.resize(1600, 1000)
+    window.resize(width, height)
     window.show()
     window.open_script(DEFAULT_SCRIPT, wait=True)
     c = window.controller
@@ -39,28 +51,38 @@ def main(out_dir: str) -> list[str]:
 
     def shoot(name: str) -> None:
         app.processEvents()
-        path = os.path.join(out_dir, name)
+        path = os.path.join(out_dir, name.replace(".png", f"{suffix}.png"))
         window.grab().save(path)
         shots.append(path)
 
-    # 1. inside the inlined helper: the global config read becomes a constant
+    # 1. inside the inlined helper: the global config read becomes a constant; a watch on it
+    window.watch_panel.set_expressions(["x.shape", "cfg.eps"])
+    window.dock("watch").raise_()
     c.goto(first_step(timeline, lambda s: s.frame.function == "normalize" and s.frame.opname == "BINARY_OP"))
     c.step_into()
     shoot("01-inlined-helper.png")
-    # 2. inside the nn.Module's forward: the baked-in cfg.scale and the growing graph
+    # 2. inside the nn.Module's forward: the baked-in cfg.scale, its guards and the growing graph
+    window.dock("sources").raise_()
+    window.dock("locals").raise_()
     c.goto(first_step(timeline, lambda s: s.frame.function == "forward" and s.frame.opname == "BINARY_OP"))
     c.step_into()
+    window.dock("graph").raise_()
+    window.graph_panel.tabs.setCurrentIndex(1)
     shoot("02-module-forward.png")
-    # 3. the graph break: the cache panel and the break's reason
+    # 3. the graph break: the cache panel, each entry saying why it recompiled
     c.goto(len(timeline) - 1)
-    window.dock("breaks").raise_()
+    window.dock("cache").raise_()
     shoot("03-graph-break.png")
     # 4. the guard editor after changing cfg.scale and calling again
-    window.guard_editor.set_expression("cfg.scale", "5")
-    window.guard_editor.call_again()
+    editor = window.guard_editor
+    editor.set_expression("cfg.scale", "5")
+    editor.call_again()
+    c.wait_for(editor.sig_called, lambda: False)
     window.dock("guard_editor").raise_()
+    window.resizeDocks([window.dock("guard_editor")], [int(height * 0.55)], Qt.Vertical)  # as a user drags it up
     shoot("04-guard-editor.png")
-    window.guard_editor.undo_all()
+    editor.undo_all()
+    window.close()
     return shots
 
 

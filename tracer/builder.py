@@ -9,6 +9,7 @@ Values with a source enter lazily: the guards go in when the trace uses them.
 """
 from __future__ import annotations
 
+import collections
 import enum
 import functools
 import inspect
@@ -18,23 +19,62 @@ import torch
 
 from . import trace_rules
 from .exc import Unsupported
-from .source import AttrSource, DictValueSource, GetItemSource, IterItemSource, Source, iterator_remaining
+from .source import (
+    AttrSource,
+    DictValueSource,
+    GetItemSource,
+    IterItemSource,
+    NumpyTensorSource,
+    Source,
+    iterator_remaining,
+)
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
+from .variables.ctx_manager import (
+    DECORATOR_CLASSES,
+    GRAD_MODE_DECORATOR_CODE,
+    ContextDecoratedVariable,
+    ContextFactoryVariable,
+    GradModeVariable,
+    ResumedGradMode,
+    is_context_factory,
+)
 from .variables.dicts import ConstDictVariable
-from .variables.ctx_manager import (DECORATOR_CLASSES, GRAD_MODE_DECORATOR_CODE, ContextDecoratedVariable,
-                                    GradModeVariable, ResumedGradMode)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
-from .variables.lists import (ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable, SetVariable,
-                              SliceVariable, TupleVariable, tuple_fields)
-from .variables.misc import (GetAttrVariable, PythonModuleVariable, SkippedFunctionVariable,
-                             UserDefinedClassVariable, UserDefinedObjectVariable)
+from .variables.lists import (
+    DequeVariable,
+    ListIteratorVariable,
+    ListVariable,
+    NamedTupleVariable,
+    RangeVariable,
+    SetVariable,
+    SliceVariable,
+    TupleVariable,
+    tuple_fields,
+)
+from .variables.misc import (
+    GetAttrVariable,
+    MethodDescriptorVariable,
+    PythonModuleVariable,
+    SkippedFunctionVariable,
+    UserDefinedClassVariable,
+    UserDefinedObjectVariable,
+    is_modelled_method_descriptor,
+)
 from .variables.nn_module import NNModuleVariable
+from .variables.numpy import (
+    NumpyConstantVariable,
+    NumpyNdarrayVariable,
+    NumpyVariable,
+    is_numpy_array,
+    is_numpy_constant,
+    is_numpy_value,
+)
 from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
+from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
-from .variables.user_functions import FunctoolsPartialVariable, UserFunctionVariable
-
+from .variables.user_functions import UserFunctionVariable
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
 _C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -88,16 +128,20 @@ def _build_from_source(tx, value, source: Source):
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
-    if type(value) in (list, dict, set) or type(value) in _SEQUENCE_ITERATORS:
+    if type(value) in (list, dict, set, collections.deque) or type(value) in _SEQUENCE_ITERATORS:
         known = tx.output.side_effects.tracked_container(value)
         if known is not None:  # the same list reached again: its current version, mutations included
             return known
-    if type(value) in (list, tuple):
+    if type(value) in (list, tuple, collections.deque):
         guard(source, "TYPE_MATCH", type(value))
         guard(source, "LENGTH_CHECK", len(value))
         items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
         if type(value) is tuple:
             return TupleVariable(items, source=source)
+        if type(value) is collections.deque:
+            guard(AttrSource(source, "maxlen"), "NONE_MATCH" if value.maxlen is None else "EQUALS_MATCH", value.maxlen)
+            return tx.output.side_effects.track_container(value, DequeVariable(items, maxlen=value.maxlen,
+                                                                               source=source))
         return tx.output.side_effects.track_container(value, ListVariable(items, source=source))
     if isinstance(value, tuple) and tuple_fields(type(value)):
         guard(source, "TYPE_MATCH", type(value))
@@ -113,14 +157,17 @@ def _build_from_source(tx, value, source: Source):
                 entries[key] = build_lazy(tx, item, DictValueSource(source, index))
             else:
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
+        keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
         if any(not is_constant_value(key) for key in entries):
-            guard(source, "DICT_KEYS_MATCH", tuple(entries))
-        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source))
+            keys_guard()  # values reached by position: the key set pins them
+        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source,
+                                                                               keys_guard=keys_guard))
     if type(value) is types.MappingProxyType:  # cls.__dict__: read-only, each entry guarded where it is read
         guard(source, "TYPE_MATCH", types.MappingProxyType)
         entries = {key: build_lazy(tx, item, GetItemSource(source, key)) for key, item in value.items()
                    if is_constant_value(key)}
-        return ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source)
+        keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(entries))
+        return ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source, keys_guard=keys_guard)
     if type(value) is set and all(is_constant_value(item) for item in value):
         guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
         items = tuple(ConstantVariable(item) for item in value)
@@ -148,8 +195,9 @@ def _build_from_source(tx, value, source: Source):
         guard(source, "TYPE_MATCH", functools.partial)
         func = build(tx, value.func, AttrSource(source, "func"))
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
-        keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().entries
-        return FunctoolsPartialVariable(func, tuple(args), dict(keywords), source=source)
+        keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().read_entries()
+        return FunctoolsPartialVariable(func, tuple(args), dict(keywords), flattens=not vars(value),
+                                        source=source)
     if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):
         # `LOG.append` handed over as a value (on a resume function's stack): a method of a container
         # we model; the bound method is a new object per read, so its owner and name are guarded
@@ -168,6 +216,32 @@ def _build_from_source(tx, value, source: Source):
         # calling an lru_cache'd function: its body traced, as Dynamo does (the cache is not consulted)
         guard(source, "ID_MATCH", value)
         return build_from_source(tx, value.__wrapped__, AttrSource(source, "__wrapped__"))
+    if is_context_factory(value):  # the `ctx_factory` of a @torch.no_grad() wrapper compiled itself
+        guard(AttrSource(source, "__self__"), "TYPE_MATCH", type(value.__self__))
+        guard(AttrSource(source, "__func__"), "ID_MATCH", value.__func__)
+        if type(value.__self__) is torch.inference_mode:
+            mode = value.__self__.mode
+            guard(AttrSource(AttrSource(source, "__self__"), "mode"), "TRUE_MATCH" if mode else "FALSE_MATCH", mode)
+        return ContextFactoryVariable(value.__self__, source=source)
+    if is_numpy_value(value):  # np.sin, np.sum, np.float32, np.finfo: traced through torch._numpy
+        guard(source, "ID_MATCH", value)
+        return NumpyVariable(value, source=source)
+    if is_numpy_constant(value):  # an np.dtype / finfo / iinfo / NumPy scalar: a guarded constant
+        guard(source, "EQUALS_MATCH", value)
+        return NumpyConstantVariable(value, source=source)
+    if is_numpy_array(value):  # a graph input as the tensor it is (torch.as_tensor), used as an array
+        if value.dtype.kind not in "biufc":
+            raise Unsupported(f"a NumPy array of dtype {value.dtype} at {source.name()} (no tensor form)")
+        guard(source, "TYPE_MATCH", type(value))
+        tensor = tx.output.add_graph_input(tx, NumpyTensorSource(source), torch.as_tensor(value))
+        return NumpyNdarrayVariable.of(tensor).with_source(source)  # rebuilt as the array itself
+    if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, type):
+        # `itertools.chain.from_iterable`, `dict.fromkeys`: a classmethod of a C type is bound afresh on
+        # every read, so its identity is no guard; its class and name are
+        guard(source, "TYPE_MATCH", type(value))
+        guard(AttrSource(source, "__self__"), "ID_MATCH", value.__self__)
+        guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
+        return build_sourceless(tx, value).with_source(source)
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":
@@ -185,6 +259,9 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(value, type):
         guard(source, "ID_MATCH", value)
         return UserDefinedClassVariable(value, source=source)
+    if is_modelled_method_descriptor(value):
+        guard(source, "ID_MATCH", value)
+        return MethodDescriptorVariable(value, source=source)
     if isinstance(value, (*_C_CALLABLES, types.FunctionType)):  # a function the trace rules skip
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
@@ -231,18 +308,26 @@ def build_sourceless(tx, value):
         return TupleVariable(tuple(build_sourceless(tx, v) for v in value))
     if isinstance(value, tuple) and tuple_fields(type(value)):
         return NamedTupleVariable(tuple(build_sourceless(tx, v) for v in value), tuple_cls=type(value))
-    if type(value) in (set, frozenset):
+    if type(value) is set:
         return SetVariable(tuple(build_sourceless(tx, v) for v in value))
+    if type(value) is frozenset:  # of constants it is one (is_constant_value): this one holds objects
+        raise Unsupported(f"a frozenset of objects that are not constants: {value!r}")
     if type(value) is list:
         return ListVariable(tuple(build_sourceless(tx, v) for v in value))
-    if type(value) is dict:
-        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()})
+    if type(value) is collections.deque:
+        return DequeVariable(tuple(build_sourceless(tx, v) for v in value), maxlen=value.maxlen)
+    if type(value) in (dict, collections.OrderedDict, collections.Counter):  # a folded Counter sum, ...
+        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()}, dict_cls=type(value))
     if type(value) is range:
         return RangeVariable(value)
     if type(value) is slice:
         return SliceVariable(*(ConstantVariable(p) for p in (value.start, value.stop, value.step)))
     if isinstance(value, types.ModuleType):
         return PythonModuleVariable(value)
+    if is_numpy_value(value):
+        return NumpyVariable(value)
+    if is_numpy_constant(value):
+        return NumpyConstantVariable(value)
     if isinstance(value, type):
         return UserDefinedClassVariable(value)
     if isinstance(value, torch.Tensor):
@@ -270,6 +355,8 @@ def build_sourceless(tx, value):
             return BuiltinVariable(value)
         if rule == "user":
             return UserFunctionVariable(value)
+        if is_modelled_method_descriptor(value):
+            return MethodDescriptorVariable(value)
         if isinstance(value, (*_C_CALLABLES, types.FunctionType)):
             return SkippedFunctionVariable(value)
     return UserDefinedObjectVariable(value)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import inspect
 import sys
 import types
 from dataclasses import dataclass, field
@@ -74,6 +75,10 @@ class DecodedCode:
 
 
 JUMP_OPNAMES = frozenset(dis.opname[op] for op in dis.hasjrel + dis.hasjabs)
+UNCONDITIONAL_JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"})
+POP_JUMPS = frozenset(name for name in JUMP_OPNAMES if name.startswith("POP_JUMP_"))
+# Instructions after which control never reaches the next one.
+TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"}) | UNCONDITIONAL_JUMPS
 
 # BINARY_OP's oparg indexes this table (CPython's Include/opcode.h NB_* order).
 BINARY_OP_SYMBOLS: tuple[str, ...] = tuple(symbol for _, symbol in dis._nb_ops)
@@ -113,11 +118,95 @@ def decode(code: types.CodeType) -> DecodedCode:
                 target=target,
             )
         )
-    table = tuple(
-        ExceptionTableEntry(e.start, e.end, e.target, e.depth, e.lasti)
-        for e in dis._parse_exception_table(code)
-    )
-    return DecodedCode(code, tuple(records), table, index_of_offset)
+    return DecodedCode(code, tuple(records), exception_table(code), index_of_offset)
+
+
+def exception_table(code: types.CodeType) -> tuple[ExceptionTableEntry, ...]:
+    """The rows of a code object's exception table, in offset order."""
+    return tuple(ExceptionTableEntry(e.start, e.end, e.target, e.depth, e.lasti)
+                 for e in dis._parse_exception_table(code))
+
+
+def handler_at(table, offset: int) -> ExceptionTableEntry | None:
+    """The row whose handler catches an exception raised by the instruction at `offset` (3.11 has
+    one row per instruction: the innermost block's)."""
+    return next((row for row in table if row.start <= offset < row.end), None)
+
+
+@dataclass(frozen=True, slots=True)
+class RawInstruction:
+    """An instruction as the bytes say, no operand resolved: readable even in a broken code object."""
+
+    offset: int
+    opcode: int
+    opname: str
+    arg: int | None
+
+
+def raw_instructions(code: types.CodeType) -> list[RawInstruction]:
+    """Every instruction of co_code (EXTENDED_ARG included, inline caches skipped)."""
+    return [RawInstruction(offset, op, dis.opname[op], arg) for offset, op, arg in dis._unpack_opargs(code.co_code)]
+
+
+def jump_target(inst) -> int | None:
+    """The offset a jump instruction may go to (None for other instructions), as dis computes it."""
+    if inst.opcode in dis.hasjabs:
+        return inst.arg * 2
+    if inst.opcode in dis.hasjrel:
+        backward = "BACKWARD" in inst.opname
+        return inst.offset + 2 + (-inst.arg if backward else inst.arg) * 2
+    return None
+
+
+def ends_block(inst) -> bool:
+    """Whether control never falls through to the next instruction."""
+    return inst.opname in TERMINATORS
+
+
+def stack_effect(inst, *, jump: bool = False) -> int:
+    """Net change of the stack depth, on the jump (jump=True) or the fall-through path."""
+    arg = inst.arg if inst.opcode >= dis.HAVE_ARGUMENT else None
+    return dis.stack_effect(inst.opcode, arg, jump=jump)
+
+
+def initial_stack_depth(code: types.CodeType) -> int:
+    """3.11 resumes a new generator with the value sent to it on the stack (its first POP_TOP pops it)."""
+    return 1 if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR) else 0
+
+
+def local_slots(code: types.CodeType) -> int:
+    """How many "fast locals plus" slots a frame has: locals, then cells that are not arguments, then free
+    variables (the operand of LOAD_DEREF / LOAD_CLOSURE / MAKE_CELL indexes these)."""
+    return code.co_nlocals + sum(name not in code.co_varnames for name in code.co_cellvars) + len(code.co_freevars)
+
+
+def operand_index_problem(code: types.CodeType, inst) -> str | None:
+    """What is wrong with an operand that indexes one of the code object's tables, or None."""
+    arg, op = inst.arg, inst.opcode
+    if arg is None:
+        return None
+    if op in dis.hasconst:
+        if not 0 <= arg < len(code.co_consts):
+            return f"constant {arg} of {len(code.co_consts)}"
+        if inst.opname == "KW_NAMES" and not _all_strings(code.co_consts[arg]):
+            return f"keyword names {code.co_consts[arg]!r} are not a tuple of str"
+    elif op in dis.hasname:
+        index = arg >> 1 if inst.opname == "LOAD_GLOBAL" else arg
+        if not 0 <= index < len(code.co_names):
+            return f"name {index} of {len(code.co_names)}"
+    elif op in dis.haslocal and not 0 <= arg < code.co_nlocals:
+        return f"local {arg} of {code.co_nlocals}"
+    elif op in dis.hasfree and not 0 <= arg < local_slots(code):
+        return f"cell or free variable slot {arg} of {local_slots(code)}"
+    elif op in dis.hascompare and not 0 <= arg < len(dis.cmp_op):
+        return f"comparison {arg} of {len(dis.cmp_op)}"
+    elif inst.opname == "BINARY_OP" and not 0 <= arg < len(dis._nb_ops):
+        return f"operator {arg} of {len(dis._nb_ops)}"
+    return None
+
+
+def _all_strings(value) -> bool:
+    return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
 
 
 def argument_names(code: types.CodeType) -> tuple[str, ...]:

@@ -10,27 +10,32 @@ resume function.  Code objects are assembled with the `bytecode` package.
 """
 from __future__ import annotations
 
+import collections
 import inspect
 import types
 
 import bytecode as bc
 import torch
 
+from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
+from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functions import TorchFunctionVariable
 from .variables.nn_module import NNModuleVariable, hooks_of
 from .variables.object_protocol import dict_base
+from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
-                              SliceVariable, TupleVariable, make_named_tuple)
+                              SliceVariable, TupleVariable, key_tracker, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
 from .variables.tensor import TensorVariable
-from .variables.user_functions import (FunctoolsPartialVariable, NestedUserFunctionVariable,
+from .variables.partial import FunctoolsPartialVariable
+from .variables.user_functions import (NestedUserFunctionVariable,
                                        UserFunctionVariable, UserMethodVariable)
 
 GRAPH_OUT = "___graph_out"
@@ -66,7 +71,11 @@ def _new_object(cls, names, items, *values):
 
 
 def _replace_list(target, items):
-    target[:] = items
+    if type(target) is list:
+        target[:] = items
+    else:  # a deque: no slice assignment
+        target.clear()
+        target.extend(items)
 
 
 def _refill(target, items):
@@ -84,6 +93,7 @@ _new_object_fn = NamedCallable("__new_object", _new_object)
 _advance_iterator_fn = NamedCallable("__advance_iterator", _advance_iterator)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
 _refill_fn = NamedCallable("__refill_contents", _refill)
+_tensor_to_ndarray_fn = NamedCallable("__tensor_to_ndarray", tensor_to_ndarray)
 
 
 def _compilable(var) -> bool:
@@ -181,6 +191,11 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
+        elif isinstance(var, NumpyNdarrayVariable):
+            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
+                var.source.reconstruct(self)
+            else:  # an array computed in the graph: an ndarray again
+                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
         elif isinstance(var, TensorVariable):
             if var.node.op == "placeholder" and var.source is not None:
                 var.source.reconstruct(self)
@@ -231,6 +246,8 @@ class PyCodegen:
         elif isinstance(var, FunctoolsPartialVariable):
             import functools
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
+        elif isinstance(var, ExceptionVariable):
+            self._exception(var)
         elif isinstance(var, OperatorGetterVariable):
             self._call_with_kwargs(var.factory, list(var.keys), {})
         elif var.source is not None:
@@ -243,12 +260,25 @@ class PyCodegen:
         else:
             raise Unsupported(f"cannot rebuild {var.describe()} in bytecode")
 
+    def _exception(self, var: ExceptionVariable) -> None:
+        """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
+        if not plain_exception_class(var.exc_type) or var.cause is not None or var.context is not None \
+                or self.side_effects.attrs.get(var.identity()):
+            raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its own __init__, attributes "
+                              "or a chained exception) in bytecode")
+        self._built_once(var.identity(), lambda: self.call(
+            var.exc_type, lambda: [self.reconstruct(a) for a in var.args], len(var.args)))
+
     def _sequence(self, var: BaseListVariable) -> None:
         cls = var.python_type()
         if cls is set:
             for item in var.items:
                 self.reconstruct(item)
             self.emit("BUILD_SET", len(var.items))
+            return
+        if cls is collections.deque:
+            self.call(collections.deque,
+                      lambda: (self._sequence(TupleVariable(var.items)), self.load_const(var.maxlen)), 2)
             return
         if cls not in (list, tuple):
             self.call(make_named_tuple, lambda: (self.load_const(cls), self._sequence(TupleVariable(var.items))), 2)
@@ -259,7 +289,7 @@ class PyCodegen:
 
     def _dict(self, entries: dict) -> None:
         for key, value in entries.items():
-            self.load_const(key)
+            self.reconstruct(key_tracker(key))  # a constant, or a tensor key
             self.reconstruct(value)
         self.emit("BUILD_MAP", len(entries))
 
@@ -483,4 +513,4 @@ def assemble(original: types.CodeType, body: list, *, name: str | None = None,
         code.argnames = list(argnames)
         code.flags = template.flags & ~(0x04 | 0x08)
     code.flags &= ~0x20  # never a generator
-    return code.to_code()
+    return check_code(code.to_code())

@@ -19,6 +19,7 @@ import torch
 import torch.fx
 
 from . import resume as resume_mod
+from . import trace_rules
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
 from .exc import InternalTracerWarning, Unsupported, UserLocation
@@ -94,6 +95,11 @@ def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closu
 
 def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -> CacheEntry:
     code = owner.code
+    skip = trace_rules.frame_skip_reason(code, f_locals)  # an RNN's forward: it runs as it is, as in Dynamo
+    if skip is not None:
+        if owner.fullgraph:
+            raise Unsupported(skip)
+        return eager_entry(owner, compile_id, skip)
     break_at, first_error = None, None
     grad_mode = torch.is_grad_enabled()
     hook = owner.hook
@@ -125,6 +131,8 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
         except BaseException as error:  # stopped from outside (Ctrl+C, a session's Stop): say so, then go
             _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})")
             raise
+        if result is None:  # stopped before the instruction that broke the first attempt
+            _notify(hook, "on_graph_break", str(first_error))
         try:
             if result is None:
                 entry = compile_break(owner, compile_id, tx, output, first_error)

@@ -10,9 +10,12 @@ CompiledFunctions too: the `frames` of the root one.
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import functools
 import inspect
 import itertools
+import threading
 import time
 import types
 import warnings
@@ -24,6 +27,7 @@ import torch
 from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, UserError
 from .bytecode import decode
+from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
 
 _setup_instructions = setup_instructions  # noqa: E305
@@ -31,13 +35,42 @@ _setup_instructions = setup_instructions  # noqa: E305
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
 _live: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
+# One compile at a time in the process, as Dynamo's compile lock: a trace uses process-wide state
+# (the garbage collector switch, frame numbers, torch's global modes), and two threads missing
+# the cache together must install one entry.  Re-entrant: a compile may run code that compiles.
+_compile_lock = threading.RLock()
+
+
+class FrameNumbers:
+    """Frame numbers of their own, for a run that should count from 0 as a fresh process does
+    (a debugger session over a script): use with `numbered_by`."""
+
+    def __init__(self):
+        self.ids: dict[types.CodeType, int] = {}
+        self.counter = itertools.count()
+
+
+_numbering: contextvars.ContextVar[FrameNumbers | None] = contextvars.ContextVar("standin_frame_numbers",
+                                                                                 default=None)
+
+
+@contextlib.contextmanager
+def numbered_by(numbers: FrameNumbers):
+    """Frames first compiled inside this block (in this thread) are numbered by `numbers`."""
+    token = _numbering.set(numbers)
+    try:
+        yield numbers
+    finally:
+        _numbering.reset(token)
 
 
 def frame_id(code: types.CodeType) -> int:
     """Dynamo numbers frames in the order they are first compiled: the `0` of `[0/1]`."""
-    if code not in _frame_ids:
-        _frame_ids[code] = next(_frame_counter)
-    return _frame_ids[code]
+    numbers = _numbering.get()
+    ids = numbers.ids if numbers is not None else _frame_ids
+    if code not in ids:
+        ids[code] = next(numbers.counter if numbers is not None else _frame_counter)
+    return ids[code]
 
 
 @dataclass
@@ -200,13 +233,31 @@ class CompiledFunction:
         if self.module is not None and _has_hooks(self.module):
             self._record_hooked_module()
             return self.module(*args, **kwargs)
-        f_globals = fn.__globals__
+        if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
+            return fn(*self._full_args(args), **kwargs)
+        try:
+            f_globals = fn.__globals__
+            entry = self._lookup(f_locals, f_globals)
+            if entry is None:
+                with _compile_lock:
+                    # another thread may have installed the entry while this one waited for the lock
+                    entry = self._lookup(f_locals, f_globals)
+                    if entry is None:
+                        self.calls.append(None)
+                        entry = self._miss(f_locals, f_globals, fn)
+            if entry is None:  # the cache is full: eager
+                return fn(*self._full_args(args), **kwargs)
+            return entry.run(fn, self._full_args(args), kwargs)
+        finally:
+            leave_compiled_call()
+
+    def _lookup(self, f_locals, f_globals):
+        """The newest cache entry whose guards hold for this call, recorded as serving it."""
         for entry in reversed(self.cache_entries):
             if entry.guards.check(f_locals, f_globals):
                 self.calls.append(entry.compile_id)
-                return entry.run(fn, self._full_args(args), kwargs)
-        self.calls.append(None)
-        return self._miss(f_locals, f_globals, args, kwargs, fn)
+                return entry
+        return None
 
     def __getattr__(self, name):
         """A compiled module still answers as the module (train(), parameters(), ...)."""
@@ -221,10 +272,10 @@ class CompiledFunction:
         return functools.partial(self, obj)
 
     # ---- compiling ----------------------------------------------------------------------
-    def _miss(self, f_locals, f_globals, args, kwargs, fn):
+    def _miss(self, f_locals, f_globals, fn):
+        """Compile a new cache entry for this call (None: the cache is full; the call runs eagerly)."""
         fid = frame_id(self.code)
         compile_id = f"{fid}/{len(self.cache_entries)}"
-        full_args = self._full_args(args)
         if len(self.cache_entries) >= self.cache_size_limit:
             reason = (f"cache_size_limit ({self.cache_size_limit}) reached for {self.code.co_name}; "
                       f"running eagerly. Last failure: {self.failure_reasons(f_locals, f_globals)}")
@@ -232,7 +283,7 @@ class CompiledFunction:
             if not self._warned_limit:
                 warnings.warn(reason, CacheLimitExceeded, stacklevel=3)
                 self._warned_limit = True
-            return fn(*full_args, **kwargs)
+            return None
         kind = "recompile" if self.cache_entries else "compile"
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
         started = time.perf_counter()
@@ -243,7 +294,7 @@ class CompiledFunction:
         if entry.eager_reason is not None:
             self._event("eager_fallback", compile_id, entry.eager_reason)
         self.cache_entries.append(entry)
-        return entry.run(fn, full_args, kwargs)
+        return entry
 
     def _event(self, kind, compile_id, reason, duration_s=None) -> None:
         event = CompileEvent(kind, compile_id, reason, duration_s=duration_s, frame=self.code.co_name)
@@ -359,4 +410,5 @@ def reset() -> None:
     _frame_counter = itertools.count()
 
 
-__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "GraphBreak", "compile", "reset"]
+__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "FrameNumbers", "GraphBreak", "compile", "numbered_by",
+           "reset"]

@@ -91,6 +91,23 @@ class InternalTracerWarning(Warning):
     """The tracer hit a bug of its own; the frame ran eagerly instead."""
 
 
+class InvalidCode(Exception):
+    """A code object the engine made would not run safely (a wrong stack depth, an exception-table
+    row past the end, ...): an internal error caught before CPython could crash on it."""
+
+
+class ScriptExit(BaseException):
+    """The script under a session ended itself: `sys.exit(n)` or `os._exit(n)`.
+
+    `status` is the process status it asked for; `how` says which call, and where.
+    """
+
+    def __init__(self, status: int, how: str):
+        super().__init__(status, how)
+        self.status = status
+        self.how = how
+
+
 class ScriptStopped(BaseException):
     """Raised inside a session's script when the user stops it.
 

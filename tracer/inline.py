@@ -13,6 +13,7 @@ import types
 
 from .exc import ObservedException, Unsupported
 from .source import AttrSource, GetItemSource, GlobalSource, ModuleSource
+from .stack_room import INLINE_RESERVE, room_below
 from .symbolic_convert import InstructionTranslator, _dispatch_table
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
@@ -56,6 +57,30 @@ class InliningInstructionTranslator(InstructionTranslator):
 
     def YIELD_VALUE(self, inst):
         raise _Yielded(self.pop())  # SuspendedGenerator.resume catches it; the frame stays as it is
+
+    def GET_YIELD_FROM_ITER(self, inst):
+        """`yield from it`: a generator or iterator stays itself, anything else becomes iter(it)."""
+        from .variables.builtin import BuiltinVariable
+        self.push(BuiltinVariable(iter).call_function(self, [self.pop()], {}))
+
+    def SEND(self, inst):
+        """One step of `yield from`: the sub-iterator's next item is yielded on (the YIELD_VALUE that
+        follows); once it is exhausted, jump past the loop with its return value."""
+        sent = self.pop().realize()
+        if not (sent.is_python_constant() and sent.as_python_constant() is None):
+            raise Unsupported("send() of a value into a `yield from` (only next() is modelled)")
+        receiver = self.stack[-1].realize()
+        step = receiver.next_item(self) if hasattr(receiver, "next_item") else None
+        if step is None:
+            following = self.instructions[inst.target]
+            if following.opname != "POP_TOP":  # `x = yield from g`: g's return value is not modelled
+                raise Unsupported("the value of a `yield from` expression")
+            self.stack[-1] = ConstantVariable(None)
+            self.jump(inst)
+            return
+        item, advanced = step
+        self.stack[-1] = advanced
+        self.push(item)
 
     def global_source(self, name: str):
         from .source import AttrSource
@@ -121,6 +146,9 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
     if tx.depth + 1 > MAX_INLINE_DEPTH:
         raise Unsupported(f"inlining depth limit ({MAX_INLINE_DEPTH}) reached calling {fn_var.qualname} "
                           "(recursion?)")
+    if not room_below(INLINE_RESERVE):
+        raise Unsupported(f"tracing cannot go deeper: inlining {fn_var.qualname} would leave fewer than "
+                          f"{INLINE_RESERVE} frames of Python's recursion limit ({sys.getrecursionlimit()})")
     defaults, kwdefaults, closure = fn_var.bind_extras(tx)
     symbolic_locals = bind_arguments(code, fn_var.qualname, defaults, kwdefaults, args, kwargs)
     cells = {}

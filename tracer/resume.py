@@ -14,6 +14,7 @@ import types
 import bytecode as bc
 
 from .bytecode import DecodedCode, JUMP_OPNAMES
+from .code_check import check_code
 
 _TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE"})
@@ -102,7 +103,9 @@ def _row_covering(decoded: DecodedCode, offset: int):
 
 def library_instructions(code: types.CodeType) -> tuple[bc.Bytecode, list[bc.Instr]]:
     """The `bytecode` package's view of code, and its Instr objects in dis order."""
-    program = bc.Bytecode.from_code(code)
+    # Each try region keeps its depth: a resume function enters mid-code, and a region it never
+    # enters (code before the entry point) would otherwise get no depth at all.
+    program = bc.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
     instrs = [item for item in program if isinstance(item, bc.Instr)]
     return program, instrs
 
@@ -131,9 +134,23 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     target_instr = instrs[decoded_index_to_library(decoded)[target]]
     label = bc.Label()
     body = []
+    active = None  # the try region (exception-table row) the instruction being copied is in
+    renamed = {}  # a try region split at the entry point: its rows after the split
     for item in program:
         if item is target_instr:
             body.append(label)
+            if active is not None:
+                # Entering mid-region: the region restarts at the label, so the path from the
+                # prologue passes a TryBegin and the handler's stack depth is computed along it.
+                split = bc.TryBegin(active.target, active.push_lasti, active.stack_depth)
+                body[-1:] = [bc.TryEnd(active), label, split]
+                renamed[active] = split
+        if isinstance(item, bc.TryBegin):
+            active = item
+        elif isinstance(item, bc.TryEnd):
+            active = None
+            if item.entry in renamed:
+                item = bc.TryEnd(renamed[item.entry])
         if isinstance(item, bc.Instr) and item.name in ("MAKE_CELL", "COPY_FREE_VARS"):
             continue
         if isinstance(item, bc.Instr) and isinstance(item.arg, bc.CellVar):
@@ -160,7 +177,7 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     resumed.argnames = stack_names + list(live)
     resumed.argcount = len(resumed.argnames)
     resumed.flags = program.flags & ~(0x04 | 0x08 | 0x20)
-    return resumed.to_code()
+    return check_code(resumed.to_code())
 
 
 def setup_instructions(code: types.CodeType) -> int:

@@ -229,6 +229,27 @@ class IterItemSource(ChainedSource):
         codegen.call(iterator_item, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)
 
 
+@dataclass(frozen=True)
+class NumpyTensorSource(ChainedSource):
+    """The tensor an np.ndarray is as a graph input: `torch.as_tensor(base)` (shares its memory)."""
+
+    def name(self) -> str:
+        return f"___as_tensor({self.base.name()})"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"_as_tensor({base_expr})"
+
+    def graph_input_name(self) -> str:
+        return self.base.graph_input_name()  # the placeholder is named after the array, as in Dynamo
+
+    def reconstruct(self, codegen):
+        import torch
+        codegen.call(torch.as_tensor, lambda: self.base.reconstruct(codegen), 1)
+
+
 def iterator_remaining(iterator) -> tuple:
     """What a tuple/list iterator will still yield, without advancing it."""
     _, (sequence,), position = iterator.__reduce__()
@@ -239,9 +260,14 @@ def iterator_item(iterator, index: int):
     return iterator_remaining(iterator)[index]
 
 
+def _as_tensor(value):
+    import torch
+    return torch.as_tensor(value)
+
+
 SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__,
                     "_dict_value_at": dict_value_at, "_modules": sys.modules, "_iter_item": iterator_item,
-                    "_iter_len": lambda it: len(iterator_remaining(it))}
+                    "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor}
 
 
 @functools.lru_cache(maxsize=4096)

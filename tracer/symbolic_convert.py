@@ -26,7 +26,7 @@ from .variables.dicts import ConstDictVariable
 from .variables.exceptions import ExceptionVariable, is_exception_class
 from .variables.generator import GeneratorVariable
 from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, SliceVariable, TupleVariable,
-                              _unique)
+                              hash_key, unique_items)
 from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable, UserDefinedClassVariable
 from .variables.tensor import TensorVariable
@@ -105,6 +105,8 @@ class InstructionTranslator(ExceptionOpcodes):
             inst = self.instructions[self.ip]
             self.current = inst
             if inst.index == self.break_at:
+                if self.hook is not None:  # the state the graph breaks in is the trace's last step
+                    self.hook.on_step(self, inst)
                 return None
             self.ip += 1
             self.steps += 1
@@ -155,6 +157,12 @@ class InstructionTranslator(ExceptionOpcodes):
     def pop(self) -> VariableTracker:
         return self.stack.pop()
 
+    def display_at(self, depth: int) -> VariableTracker:
+        """The list, set or dict a display (`[1, *xs]`, `{**d, 'k': v}`) is building, `depth` slots
+        down.  After a graph break inside the display it is an argument of the resume function:
+        a lazy tracker, realized here."""
+        return self.stack[-depth].realize()
+
     def popn(self, n: int) -> list[VariableTracker]:
         if n == 0:
             return []
@@ -185,7 +193,7 @@ class InstructionTranslator(ExceptionOpcodes):
     def call_function(self, fn: VariableTracker, args, kwargs) -> None:
         real = fn.realize()
         if isinstance(real, UserDefinedClassVariable) and is_exception_class(real.value):
-            self.push(ExceptionVariable.construct(real.value, list(args), dict(kwargs)))
+            self.push(ExceptionVariable.construct(real.value, list(args), dict(kwargs), self))
             return
         self.push(fn.call_function(self, list(args), dict(kwargs)))
 
@@ -362,8 +370,9 @@ class InstructionTranslator(ExceptionOpcodes):
     def IS_OP(self, inst):
         right, left = self.pop().realize(), self.pop().realize()
         if isinstance(left, TensorVariable) or isinstance(right, TensorVariable):
+            # an in-place op returns its input: a new node, but the same (fake) tensor
             same = left is right or (isinstance(left, TensorVariable) and isinstance(right, TensorVariable)
-                                     and left.node is right.node)
+                                     and (left.node is right.node or left.example is right.example))
             result = ConstantVariable(same)
         else:
             result = apply_operator(self, operator.is_, [left, right])
@@ -424,17 +433,17 @@ class InstructionTranslator(ExceptionOpcodes):
         self.push(ListVariable(tuple(self.popn(inst.arg))))
 
     def BUILD_SET(self, inst):
-        self.push(SetVariable(_unique(self.popn(inst.arg))))
+        self.push(SetVariable(unique_items(self.popn(inst.arg))))
 
     def SET_ADD(self, inst):
         value = self.pop()
-        target = self.stack[-inst.arg]
-        self.stack[-inst.arg] = SetVariable(_unique(target.items + (value,)), mutation_id=target.mutation_id)
+        target = self.display_at(inst.arg)
+        self.stack[-inst.arg] = SetVariable(unique_items(target.items + (value,)), mutation_id=target.mutation_id)
 
     def SET_UPDATE(self, inst):
         seq = self.pop().realize()
-        target = self.stack[-inst.arg]
-        self.stack[-inst.arg] = SetVariable(_unique(target.items + tuple(seq.unpack_var_sequence(self))),
+        target = self.display_at(inst.arg)
+        self.stack[-inst.arg] = SetVariable(unique_items(target.items + tuple(seq.unpack_var_sequence(self))),
                                             mutation_id=target.mutation_id)
 
     def BUILD_MAP(self, inst):
@@ -455,6 +464,9 @@ class InstructionTranslator(ExceptionOpcodes):
     def FORMAT_VALUE(self, inst):
         spec = self.pop().as_python_constant() if inst.arg & 0x04 else ""
         value = self.pop().realize()
+        if not value.is_python_constant() and not spec and _formats_as_text(value, inst.arg & 0x03):
+            # f"{obj}" / f"{obj!r}" of a user object: its __str__ / __repr__, traced
+            value = BuiltinVariable(repr if inst.arg & 0x03 == 2 else str).call_function(self, [value], {})
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
         raw = value.as_python_constant()
@@ -463,36 +475,34 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def LIST_APPEND(self, inst):
         value = self.pop()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         self.stack[-inst.arg] = ListVariable(target.items + (value,), mutation_id=target.mutation_id)
 
     def LIST_EXTEND(self, inst):
         seq = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         if not seq.has_unpack_var_sequence(self):
             raise Unsupported(f"extending a list with {seq.describe()}")
         self.stack[-inst.arg] = ListVariable(target.items + tuple(seq.unpack_var_sequence(self)),
                                              mutation_id=target.mutation_id)
 
     def LIST_TO_TUPLE(self, inst):
-        self.push(TupleVariable(tuple(self.pop().items)))
+        self.push(TupleVariable(tuple(self.pop().realize().items)))
 
     def DICT_MERGE(self, inst):
         update = self.pop().realize()
-        target = self.stack[-inst.arg]
+        target = self.display_at(inst.arg)
         if not isinstance(update, ConstDictVariable):
             raise Unsupported(f"**-unpacking {update.describe()}")
-        if isinstance(update, ConstDictVariable) and update.source is not None:
-            update.guard_keys(self)
-        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.entries},
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.read_entries()},
                                                   mutation_id=target.mutation_id)
 
     DICT_UPDATE = DICT_MERGE
 
     def MAP_ADD(self, inst):
         value, key = self.pop(), self.pop()
-        target = self.stack[-inst.arg]
-        self.stack[-inst.arg] = ConstDictVariable({**target.entries, key.as_python_constant(): value},
+        target = self.display_at(inst.arg)
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, hash_key(key): value},
                                                   mutation_id=target.mutation_id)
 
     def UNPACK_SEQUENCE(self, inst):
@@ -543,7 +553,7 @@ class InstructionTranslator(ExceptionOpcodes):
             raise Unsupported(f"*-unpacking {args_var.describe()}")
         if not isinstance(kwargs_var, ConstDictVariable):
             raise Unsupported(f"**-unpacking {kwargs_var.describe()}")
-        kwargs = {str(k): v for k, v in kwargs_var.entries.items()}
+        kwargs = {str(k): v for k, v in kwargs_var.read_entries().items()}
         self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
 
     def RETURN_VALUE(self, inst):
@@ -610,6 +620,17 @@ class InstructionTranslator(ExceptionOpcodes):
         item, advanced = step
         self.stack[-1] = advanced
         self.push(item)
+
+
+def _formats_as_text(value: VariableTracker, conversion: int) -> bool:
+    """Whether f"{value}" (conversion 0, no spec) is str(value), as object.__format__ makes it; !s and !r
+    always are str() and repr()."""
+    if conversion in (1, 2):
+        return True
+    try:
+        return conversion == 0 and value.python_type().__format__ is object.__format__
+    except Unsupported:
+        return False
 
 
 def _dispatch_table(cls=None) -> dict:

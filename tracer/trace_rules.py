@@ -13,9 +13,11 @@ decided by what a callable is and where it lives, following Dynamo's behaviour:
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import itertools
 import re
+import sys
 import types
 
 # Parts of torch that are Python machinery, not operators.
@@ -32,6 +34,7 @@ _FUNCTIONAL_WRAPPERS = ("sigmoid", "tanh", "hardsigmoid", "hardswish", "upsample
                         "upsample_nearest")
 # A C function named like a query of torch's state answers a Python value, not a tensor.
 _QUERY_NAME = re.compile(r"_?(is|are|has|get)_")
+_DICT_CLASSES = (dict, collections.OrderedDict, collections.defaultdict)  # their fromkeys builds the dict
 
 
 def _module_of(value) -> str:
@@ -46,12 +49,12 @@ def is_torch_module(module: types.ModuleType) -> bool:
 
 
 def _is_builtin_class_method(value) -> bool:
-    """`dict.fromkeys`, `itertools.chain.from_iterable`: classmethods of builtin types that build
-    containers, and `functools.reduce`; modelled like builtins."""
-    if value is functools.reduce:
+    """`dict.fromkeys` (OrderedDict's, defaultdict's), `itertools.chain.from_iterable`: classmethods of
+    builtin types that build containers, and `functools.reduce`, `sys.intern`; modelled like builtins."""
+    if value is functools.reduce or value is sys.intern:
         return True
     owner, name = getattr(value, "__self__", None), getattr(value, "__name__", None)
-    return (owner is dict and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")
+    return (owner in _DICT_CLASSES and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")
 
 
 @functools.lru_cache(maxsize=1)
@@ -129,3 +132,23 @@ def classify(value) -> str:
         return "user"
     return "skip"
 
+
+
+def module_skip_reason(module) -> str | None:
+    """Why calling this nn.Module is not traced, as in Dynamo (None: it is).  Dynamo leaves RNN
+    modules to run as they are (torch._dynamo.config.allow_rnn is False by default)."""
+    import torch
+    if isinstance(module, torch.nn.RNNBase):
+        return (f"{type(module).__qualname__} is an RNN module, which Dynamo does not trace "
+                "(torch._dynamo.config.allow_rnn is False): it runs as it is")
+    return None
+
+
+def frame_skip_reason(code, f_locals: dict) -> str | None:
+    """Why a frame is not traced at all (its own code runs): the forward of a module Dynamo skips."""
+    owner = f_locals.get("self")
+    if owner is None or getattr(type(owner), "forward", None) is None:
+        return None
+    if getattr(type(owner).forward, "__code__", None) is code:
+        return module_skip_reason(owner)
+    return None

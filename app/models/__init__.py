@@ -5,10 +5,20 @@ cache entries, ...) and one thin QAbstractItemModel that shows it, napari
 style: the data can be built and tested without a widget, and the widgets stay
 thin.  Models never hold live VariableTrackers, only views of them.
 """
-from .simple_tables import CHANGED_ROLE, ITEM_ROLE, PAYLOAD_ROLE, RowItem, RowTreeModel
+from .row_tree_model import CHANGED_ROLE, ITEM_ROLE, PAYLOAD_ROLE, RowItem, RowTreeModel
 from .source_tree import SourceTreeModel, build_source_items, parent_source_name
 from .tracker_tree import TrackerTreeModel, build_locals_items, build_stack_items
 
-__all__ = ["CHANGED_ROLE", "ITEM_ROLE", "PAYLOAD_ROLE", "RowItem", "RowTreeModel", "SourceTreeModel",
-           "build_source_items", "parent_source_name", "TrackerTreeModel", "build_locals_items",
-           "build_stack_items"]
+__all__ = [
+           "CHANGED_ROLE",
+           "ITEM_ROLE",
+           "PAYLOAD_ROLE",
+           "RowItem",
+           "RowTreeModel",
+           "SourceTreeModel",
+           "TrackerTreeModel",
+           "build_locals_items",
+           "build_source_items",
+           "build_stack_items",
+           "parent_source_name",
+]

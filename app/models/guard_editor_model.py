@@ -1,10 +1,14 @@
-"""The guard editor's data, without Qt: which globals to list, and how predictions and entries read.
+"""The guard editor's data and logic, without Qt: which globals to list, edits, predictions, entries.
 
-Kept apart from the widget so it can be tested and reused (the HTML report could
-use the same wording).
+`GuardEditorModel` is what the widget shows: the session's compiled functions,
+the rows of globals for the chosen one, the prediction for the next call, the
+cache entries to compare and how a call's outcome reads. It talks to
+`tracer.debug.Session`; the widget only shows it and sends requests (the
+call itself runs in the controller, which can take seconds).
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import re
@@ -51,7 +55,6 @@ def global_path(source_name: str) -> str | None:
     if not source_name or "G['" not in source_name or "L['" in source_name:
         return None
     path = _GLOBAL_REF.sub(r"\1", source_name)
-    import ast
     try:
         node = ast.parse(path, mode="eval").body
     except SyntaxError:
@@ -158,10 +161,186 @@ def diff_lines(left: list[str], right: list[str]) -> tuple[list[int], list[int]]
     return changed_left, changed_right
 
 
-def _bracket_id(reason: str) -> str:
+def bracket_id(reason: str) -> str:
     """"0/1: G['cfg'].scale == 3, got 5" -> "[0/1] G['cfg'].scale == 3, got 5" (as the prediction reads)."""
-    match = re.match(r"(\d+/\d+): (.*)", reason, re.S)
+    match = re.match(r"(\d+/\d+): (.*)", reason, re.DOTALL)
     return f"[{match.group(1)}] {match.group(2)}" if match else reason
 
 
-# ---- the widget ------------------------------------------------------------------------------
+# ---- the model ---------------------------------------------------------------------------------
+class EditError(Exception):
+    """An edit the user asked for could not be made; the message says why, nothing changed."""
+
+
+class GuardEditorModel:
+    """One session's guard editor state: the chosen function, its globals, entries and prediction."""
+
+    def __init__(self, session=None):
+        self.session = session
+        self.function = None
+        functions = self.functions()
+        if functions:
+            self.function = functions[0]
+
+    def functions(self) -> list:
+        return list(self.session.functions) if self.session is not None else []
+
+    def function_names(self) -> list[str]:
+        return [f.fn.__qualname__ for f in self.functions()]
+
+    def choose(self, index: int) -> None:
+        functions = self.functions()
+        self.function = functions[index] if 0 <= index < len(functions) else None
+
+    def index(self) -> int:
+        functions = self.functions()
+        return functions.index(self.function) if self.function in functions else -1
+
+    @property
+    def ready(self) -> bool:
+        return self.session is not None and self.function is not None
+
+    def editor(self):
+        return self.session.editor(self.function) if self.ready else None
+
+    @property
+    def can_undo(self) -> bool:
+        editor = self.editor()
+        return bool(editor is not None and editor.history)
+
+    # ---- rows --------------------------------------------------------------------------------
+    def guard_kinds(self) -> dict[str, list[str]]:
+        """Editor path -> guard kinds installed on it, across all the function's frames and entries."""
+        kinds: dict[str, list[str]] = {}
+        for entry in self.entries():
+            for guard in entry.guards:
+                path = global_path(guard.source_name)
+                if path is not None and guard.kind not in kinds.setdefault(path, []):
+                    kinds[path].append(guard.kind)
+        return kinds
+
+    def rows(self) -> list[GlobalRow]:
+        if not self.ready:
+            return []
+        editor = self.editor()
+        kinds = self.guard_kinds()
+        rows, seen = [], set()
+        for source in self.session.guarded_globals(self.function):
+            path = global_path(source)
+            if path is None or path in seen:
+                continue
+            path_kinds = tuple(kinds.get(path, ()))
+            if path_kinds and set(path_kinds) <= {"TYPE_MATCH"}:
+                continue  # a container whose type is pinned: its guarded attributes are the rows
+            try:
+                value = editor.get(path)
+            except Exception as error:
+                rows.append(GlobalRow(path, f"<unavailable: {type(error).__name__}>", path_kinds))
+                seen.add(path)
+                continue
+            if isinstance(value, _UNEDITABLE) or (callable(value) and not _is_simple(value)):
+                continue  # modules, functions, builtins: pinned by identity, nothing to type
+            rows.append(GlobalRow(path, short_repr(value), path_kinds))
+            seen.add(path)
+        for path, value in other_globals(self.session.globals_of(self.function), seen):
+            rows.append(GlobalRow(path, short_repr(value)))
+        return rows
+
+    # ---- edits ---------------------------------------------------------------------------------
+    def set_expression(self, path: str, text: str) -> str:
+        """Evaluate `text` in the module and assign it to `path`; the new value's repr, or EditError."""
+        editor = self.editor()
+        path, text = path.strip(), text.strip()
+        if editor is None:
+            raise EditError("Open a script and choose a compiled function first.")
+        if not path or not text:
+            raise EditError("Give a path (e.g. cfg.scale) and an expression (e.g. 5).")
+        try:
+            edit = editor.set_expression(path, text)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # the user's expression: any error is shown, nothing changes
+            raise EditError(f"{path} = {text}: {type(error).__name__}: {error}") from None
+        return short_repr(edit.new)
+
+    def undo(self) -> None:
+        editor = self.editor()
+        if editor is not None and editor.history:
+            editor.undo()
+
+    def undo_all(self) -> None:
+        editor = self.editor()
+        if editor is not None:
+            editor.undo_all()
+
+    def predict(self) -> tuple[str, str]:
+        """(text, kind): which entry the next call would run, or which guard would fail."""
+        if not self.ready:
+            return "No function selected.", PREDICTION_NONE
+        try:
+            prediction = self.session.predict(self.function)
+        except Exception as error:  # e.g. never called yet, or its arguments no longer bind
+            return f"cannot predict: {error}", PREDICTION_NONE
+        return format_prediction(prediction, os.path.dirname(self.session.path))
+
+    # ---- entries --------------------------------------------------------------------------------
+    def entries(self) -> list:
+        if self.function is None:
+            return []
+        return [entry for frame in self.function.all_frames() for entry in frame.cache_entries]
+
+    def entry_label(self, entry) -> str:
+        frame = next((f for f in self.function.all_frames() if entry in f.cache_entries), self.function)
+        name = "" if frame is self.function else f"  ({frame.code.co_name})"
+        return f"[{entry.compile_id}]{name}"
+
+    def entry_labels(self) -> list[str]:
+        return [self.entry_label(entry) for entry in self.entries()]
+
+    def newest_pair(self) -> tuple[int, int]:
+        """Indexes of the most recently compiled entry and the entry before it in the same frame."""
+        entries = self.entries()
+        if not entries:
+            return -1, -1
+        newest_id, newest_time = None, None
+        for frame in self.function.all_frames():
+            for event in frame.compile_events:
+                when = getattr(event, "time", None)
+                if event.kind in ("compile", "recompile") and when is not None \
+                        and (newest_time is None or when > newest_time):
+                    newest_id, newest_time = event.compile_id, when
+        ids = [entry.compile_id for entry in entries]
+        right = ids.index(newest_id) if newest_id in ids else len(ids) - 1
+        frame_prefix = ids[right].split("/")[0] + "/"
+        earlier = [i for i in range(right) if ids[i].startswith(frame_prefix)]
+        left = earlier[-1] if earlier else max(0, right - 1)
+        return left, right
+
+    def outcome_text(self, outcome) -> str:
+        """What a call made from the editor did: the hit, or each new entry and why; its stdout."""
+        base = os.path.dirname(self.session.path) + os.sep if self.session is not None else ""
+        lines = []
+        if outcome.error:
+            lines.append(f"raised {outcome.error}")
+        elif outcome.compiled:
+            lines.append("recompiled:")
+            for event in outcome.events:
+                reason = (event.reason or "").replace(base, "") if base else (event.reason or "")
+                parts = [p.strip() for p in reason.split("; ")] if reason else []
+                lines.append(f"  new entry [{event.compile_id}] ({event.kind})")
+                lines += [f"    because {bracket_id(part)}" for part in parts]
+            if outcome.timelines:
+                lines.append(f"  {len(outcome.timelines)} new trace(s) recorded")
+        else:
+            lines.append(f"cache hit: entry [{outcome.hit}] ran")
+        if outcome.stdout:
+            lines.append("stdout:")
+            lines += ["  " + line for line in outcome.stdout.rstrip("\n").splitlines()]
+        if not outcome.error and outcome.result is not None:
+            lines.append(f"returned {short_repr(outcome.result, 160)}")
+        return "\n".join(lines)
+
+
+__all__ = ["GlobalRow", "GuardEditorModel", "EditError", "global_path", "short_repr", "other_globals",
+           "format_prediction", "guard_line", "entry_text", "diff_lines", "bracket_id", "PREDICTION_HIT",
+           "PREDICTION_RECOMPILE", "PREDICTION_NONE", "PREDICTION_LINES", "SIDE_LEFT", "SIDE_RIGHT"]

@@ -8,15 +8,20 @@ the trace *read* as well as what it *assumed*.
 """
 from __future__ import annotations
 
+import os
 import re
 
 from tracer.guards import source_tree
 
-from .simple_tables import RowItem, RowTreeModel
+from .row_tree_model import RowTreeModel
+from .rows import RowItem
 
-COL_SOURCE, COL_KIND, COL_EXPRESSION, COL_INSTALLED_AT = range(4)
-HEADERS = ("Source / guard", "Kind", "Expression", "Installed at")
-MONO_COLUMNS = (COL_SOURCE, COL_EXPRESSION)
+# The main column holds what a person reads first: a source (named from its parent: `.scale`
+# under `G['cfg']`) or what a guard claims about it (`== 2`); the kind and where it was installed follow.
+COL_SOURCE, COL_KIND, COL_INSTALLED_AT = range(3)
+COL_EXPRESSION = COL_SOURCE
+HEADERS = ("Source / guard", "Kind", "Installed at")
+MONO_COLUMNS = (COL_SOURCE,)
 GLOBAL_STATE = "(global state)"
 UNGUARDED = "unguarded"
 
@@ -61,19 +66,58 @@ def parent_source_name(name: str) -> str | None:
     return None
 
 
-def _where(guard) -> str:
+def installed_at_text(guard) -> str:
+    """`linear.py:134 in forward`: file, line and function, never mistaken for each other (the offset
+    is in the tooltip)."""
     at = guard.installed_at
     if at is None:
         return ""
-    return f"{at.function}:{at.line} @{at.offset}"
+    return f"{os.path.basename(at.filename)}:{at.line} in {at.function}"
+
+
+def relative_name(name: str, parent: str | None) -> str:
+    """How a source reads under its parent in the tree: `.scale` under `G['cfg']`."""
+    if parent and name.startswith(parent) and len(name) > len(parent):
+        return name[len(parent):]
+    return name
+
+
+def guard_claim(guard) -> str:
+    """What a guard asserts about the source its row sits under, short enough to read in a side
+    panel (`type is Block`, `== 2`, `Tensor float32 [4, 8]`); the full expression is the tooltip."""
+    expected, kind = guard.expected, guard.kind
+    if kind == "TYPE_MATCH":
+        return f"type is {getattr(expected, '__qualname__', expected)}"
+    if kind == "ID_MATCH":
+        return f"is the object {_short(repr(expected))}"
+    if kind == "EQUALS_MATCH":
+        return f"== {_short(repr(expected))}"
+    if kind == "TENSOR_MATCH":
+        grad = ", requires_grad" if expected.requires_grad else ""
+        return (f"{expected.type.__name__} {str(expected.dtype).replace('torch.', '')} {list(expected.size)}"
+                f" stride {list(expected.stride)} {expected.device}{grad}")
+    if kind in ("TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH"):
+        return {"TRUE_MATCH": "is True", "FALSE_MATCH": "is False", "NONE_MATCH": "is None"}[kind]
+    if kind == "DICT_CONTAINS":
+        key, present = expected
+        return f"{'has' if present else 'has no'} key {key!r}"
+    return guard.expr
+
+
+def _short(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _guard_row(guard, is_new: bool) -> RowItem:
     at = guard.installed_at
-    tooltip = f"{guard.expr}\ninstalled at {at}" if at is not None else guard.expr
+    tooltip = f"{guard.kind}: {guard.expr}"
+    if at is not None:
+        tooltip += f"\ninstalled at {at.filename}:{at.line} in {at.function}"
+        tooltip += f" (offset {at.offset})" if at.offset is not None else ""
     if guard.installed_by:
         tooltip += f"\nwhile building a {guard.installed_by}"
-    return RowItem(("", guard.kind, guard.expr, _where(guard)), payload=guard, changed=is_new, tooltip=tooltip)
+    claim = guard_claim(guard) if guard.source is not None else guard.expr
+    return RowItem((claim, guard.kind, installed_at_text(guard)), payload=guard, changed=is_new, tooltip=tooltip)
 
 
 def build_source_items(guards, new_count: int = 0, extra_sources=()) -> list[RowItem]:
@@ -85,16 +129,17 @@ def build_source_items(guards, new_count: int = 0, extra_sources=()) -> list[Row
     first_new = len(guards) - max(0, min(new_count, len(guards)))
     by_name: dict[str, RowItem] = {}
 
-    def source_row(name: str, dim: bool) -> RowItem:
-        return RowItem((name, UNGUARDED if dim else "", "", ""), payload=name, dim=dim)
+    def source_row(name: str, dim: bool, parent: str | None = None) -> RowItem:
+        return RowItem((relative_name(name, parent), UNGUARDED if dim else "", ""), payload=name, dim=dim,
+                       tooltip=name)
 
-    def convert(node: dict) -> RowItem:
-        item = source_row(node["source"], False)
+    def convert(node: dict, parent: str | None = None) -> RowItem:
+        item = source_row(node["source"], False, parent)
         by_name[node["source"]] = item
         for index in node["guards"]:
             item.add(_guard_row(guards[index], index >= first_new))
         for child in node["children"]:
-            item.add(convert(child))
+            item.add(convert(child, node["source"]))
         return item
 
     roots = [convert(node) for node in source_tree(guards)]
@@ -109,8 +154,8 @@ def build_source_items(guards, new_count: int = 0, extra_sources=()) -> list[Row
         item = by_name.get(name)
         if item is not None:
             return item
-        item = by_name[name] = source_row(name, True)
         parent = parent_source_name(name)
+        item = by_name[name] = source_row(name, True, parent)
         if parent is None:
             roots.append(item)
         else:
@@ -141,5 +186,15 @@ class SourceTreeModel(RowTreeModel):
         return next((i for i in self.all_items() if i.payload == name and isinstance(i.payload, str)), None)
 
 
-__all__ = ["COL_SOURCE", "COL_KIND", "COL_EXPRESSION", "COL_INSTALLED_AT", "HEADERS", "SourceTreeModel",
-           "build_source_items", "parent_source_name", "GLOBAL_STATE", "UNGUARDED"]
+__all__ = [
+    "COL_EXPRESSION",
+    "COL_INSTALLED_AT",
+    "COL_KIND",
+    "COL_SOURCE",
+    "GLOBAL_STATE",
+    "HEADERS",
+    "UNGUARDED",
+    "SourceTreeModel",
+    "build_source_items",
+    "parent_source_name",
+]

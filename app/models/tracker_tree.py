@@ -9,10 +9,12 @@ local name, same child label).
 """
 from __future__ import annotations
 
-from .simple_tables import RowItem, RowTreeModel
+from .row_tree_model import RowTreeModel
+from .rows import RowItem
 
-COL_NAME, COL_KIND, COL_VALUE, COL_TYPE, COL_SOURCE, COL_NODE = range(6)
-HEADERS = ("Name", "Kind", "Value", "Type", "Source", "Node")
+# Name and value first: in a narrow dock they are what stays in view.
+COL_NAME, COL_VALUE, COL_KIND, COL_TYPE, COL_SOURCE, COL_NODE = range(6)
+HEADERS = ("Name", "Value", "Kind", "Type", "Source", "Node")
 MONO_COLUMNS = (COL_VALUE, COL_SOURCE, COL_NODE)
 
 _VARIABLE_SUFFIX = "Variable"
@@ -29,7 +31,7 @@ def short_kind(view) -> str:
 def _item(label: str, view, previous) -> RowItem:
     """One row for `view`; `previous` is the view at the same place one step earlier (or None)."""
     value = view.constant if view.constant is not None else view.text
-    item = RowItem((label, short_kind(view), value, view.python_type, view.source or "", view.node or ""),
+    item = RowItem((label, value, short_kind(view), view.python_type, view.source or "", view.node or ""),
                    payload=view, dim=view.lazy, changed=previous is not None and previous is not view,
                    tooltip=f"{view.kind}: {view.text}" + (f"\nsource: {view.source}" if view.source else ""))
     if previous is None or previous is view:
@@ -77,7 +79,7 @@ _NEW = _NewSlot()
 
 
 class TrackerTreeModel(RowTreeModel):
-    """Name | Kind | Value | Type | Source | Node; containers expand into their children."""
+    """Name | Value | Kind | Type | Source | Node; containers expand into their children."""
 
     def __init__(self, parent=None):
         super().__init__(HEADERS, MONO_COLUMNS, parent)
@@ -89,5 +91,16 @@ class TrackerTreeModel(RowTreeModel):
         self.set_items(build_locals_items(pairs, previous))
 
 
-__all__ = ["COL_NAME", "COL_KIND", "COL_VALUE", "COL_TYPE", "COL_SOURCE", "COL_NODE", "HEADERS",
-           "TrackerTreeModel", "build_stack_items", "build_locals_items", "short_kind"]
+__all__ = [
+    "COL_KIND",
+    "COL_NAME",
+    "COL_NODE",
+    "COL_SOURCE",
+    "COL_TYPE",
+    "COL_VALUE",
+    "HEADERS",
+    "TrackerTreeModel",
+    "build_locals_items",
+    "build_stack_items",
+    "short_kind",
+]

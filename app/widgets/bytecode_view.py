@@ -14,181 +14,49 @@ import os
 import types
 from collections.abc import Iterable
 
-from PySide6.QtCore import QAbstractTableModel, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QPainter, QPixmap, QPolygon
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QMenu, QStyle, QStyledItemDelegate,
-                               QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QAction, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app import theme
+from app.models.bytecode_model import (  # noqa: F401
+    COL_ARGREPR,
+    COL_LINE,
+    COL_MARK,
+    COL_OFFSET,
+    COL_OPNAME,
+    CURRENT_ROLE,
+    HEADERS,
+    LINE_ROLE,
+    BytecodeModel,
+)
 from tracer.bytecode import Instruction, decode
 
 from . import highlight
-
-# Columns of the instruction table.
-COL_MARK = 0     # breakpoint dot / current arrow
-COL_OFFSET = 1   # ">>" for jump targets, then the byte offset
-COL_LINE = 2
-COL_OPNAME = 3
-COL_ARGREPR = 4
-HEADERS = ("", "Offset", "Line", "Instruction", "Argument")
-
-NO_VALUE = -1  # what the signals carry for a missing line or column
 
 # Context-menu action ids (QAction.objectName).
 ACTION_BREAK_OFFSET = "bytecode.break_on_offset"
 ACTION_BREAK_OPCODE = "bytecode.break_on_opcode"
 
-CURRENT_ROLE = Qt.ItemDataRole.UserRole + 1  # bool: is this the current instruction
-LINE_ROLE = Qt.ItemDataRole.UserRole + 2     # int | None: the source line
-
-
-class BytecodeModel(QAbstractTableModel):
-    """Adapts a tuple of tracer Instructions (plain, immutable data) to a table."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self._instructions: tuple[Instruction, ...] = ()
-        self._row_of_offset: dict[int, int] = {}
-        self._current: int | None = None
-        self._breakpoints: set[int] = set()
-        self._bold = highlight.monospace_font()  # same family as the table: bold must not change the face
-        self._bold.setBold(True)
-        self._icons: dict[tuple[str, str], QIcon] = {}
-
-    def set_instructions(self, instructions: Iterable[Instruction]) -> None:
-        self.beginResetModel()
-        self._instructions = tuple(instructions)
-        self._row_of_offset = {inst.offset: row for row, inst in enumerate(self._instructions)}
-        self._current = None
-        self._breakpoints = set()
-        self.endResetModel()
-
-    def instruction(self, row: int) -> Instruction:
-        return self._instructions[row]
-
-    def instructions(self) -> tuple[Instruction, ...]:
-        return self._instructions
-
-    def row_of_offset(self, offset: int | None) -> int | None:
-        return self._row_of_offset.get(offset) if offset is not None else None
-
-    def set_current(self, offset: int | None) -> int | None:
-        old, new = self._current, self.row_of_offset(offset)
-        self._current = new
-        for row in {old, new} - {None}:
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
-        return new
-
-    def current_offset(self) -> int | None:
-        return self._instructions[self._current].offset if self._current is not None else None
-
-    def set_breakpoints(self, offsets: Iterable[int]) -> None:
-        self._breakpoints = set(offsets)
-        if self._instructions:
-            self.dataChanged.emit(self.index(0, COL_MARK), self.index(len(self._instructions) - 1, COL_MARK))
-
-    def breakpoints(self) -> set[int]:
-        return set(self._breakpoints)
-
-    # -- QAbstractTableModel -----------------------------------------------
-
-    def rowCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(self._instructions)
-
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section]
-        return None
-
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        row, col = index.row(), index.column()
-        inst = self._instructions[row]
-        current = row == self._current
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == COL_OFFSET:
-                return (">> " if inst.is_jump_target else "   ") + f"{inst.offset:>4}"
-            if col == COL_LINE:
-                return "" if inst.line is None else str(inst.line)
-            if col == COL_OPNAME:
-                return inst.opname
-            if col == COL_ARGREPR:
-                if inst.argrepr:
-                    return inst.argrepr
-                return "" if inst.arg is None else str(inst.arg)
-            return None
-        if role == Qt.ItemDataRole.DecorationRole and col == COL_MARK:
-            if current:
-                return self._icon("current+bp" if inst.offset in self._breakpoints else "current")
-            if inst.offset in self._breakpoints:
-                return self._icon("bp")
-            return None
-        if role == Qt.ItemDataRole.BackgroundRole:
-            colours = theme.current()
-            if current:
-                return QBrush(QColor(colours.current_line_bg if col != COL_OPNAME else colours.current_span_bg))
-            return QBrush(highlight.line_colour(inst.line, theme=colours))
-        if role == Qt.ItemDataRole.ForegroundRole:
-            colours = theme.current()
-            if (col == COL_OFFSET and not inst.is_jump_target) or col == COL_LINE:
-                return QBrush(QColor(colours.bytecode_dim_fg))
-            if col == COL_OPNAME:
-                return QBrush(QColor(colours.bytecode_opname_fg))
-            return QBrush(QColor(colours.bytecode_text_fg))
-        if role == Qt.ItemDataRole.FontRole and current:
-            return self._bold
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_OFFSET, COL_LINE):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return _tooltip(inst)
-        if role == CURRENT_ROLE:
-            return current
-        if role == LINE_ROLE:
-            return inst.line
-        return None
-
-    def _icon(self, kind: str) -> QIcon:
-        """Icons are drawn once per kind and theme: data() asks for them on every repaint."""
-        colours = theme.current()
-        key = (kind, colours.name)
-        if key not in self._icons:
-            self._icons[key] = _marker_icon("bp" in kind, "current" in kind, colours)
-        return self._icons[key]
-
-
-def _tooltip(inst: Instruction) -> str:
-    pos = inst.positions
-    where = "no source position"
-    if pos.lineno is not None:
-        where = f"line {pos.lineno}"
-        if pos.col_offset is not None:
-            end = f"{pos.end_lineno}:" if pos.end_lineno not in (None, pos.lineno) else ""
-            where += f", columns {pos.col_offset}\u2013{end}{pos.end_col_offset}"
-    jump = f"\njumps to instruction #{inst.target}" if inst.target is not None else ""
-    return f"#{inst.index} @ {inst.offset}: {inst.opname} {inst.argrepr}\n{where}{jump}"
-
-
-def _marker_icon(breakpoint: bool, current: bool, colours: theme.Theme, size: int = 14) -> QIcon:
-    pixmap = QPixmap(size, size)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    if breakpoint:
-        painter.setBrush(QColor(colours.breakpoint))
-        painter.drawEllipse(2, 2, size - 4, size - 4)
-    if current:
-        painter.setPen(QColor(colours.current_arrow_outline))
-        painter.setBrush(QColor(colours.current_arrow))
-        m = size // 2
-        painter.drawPolygon(QPolygon([QPoint(1, 3), QPoint(m, 3), QPoint(size - 2, m),
-                                      QPoint(m, size - 3), QPoint(1, size - 3)]))
-    painter.end()
-    return QIcon(pixmap)
+NO_VALUE = -1  # what the signals carry for a missing line or column
 
 
 class _BandDelegate(QStyledItemDelegate):
@@ -274,14 +142,24 @@ class BytecodeView(theme.FollowsTheme, QWidget):
         header = table.horizontalHeader()
         header.setHighlightSections(False)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        advance = table.fontMetrics().horizontalAdvance("9")
-        widths = {COL_MARK: 22, COL_OFFSET: advance * 9, COL_LINE: advance * 6, COL_OPNAME: advance * 24}
-        for col, width in widths.items():
+        for col in (COL_OFFSET, COL_LINE, COL_OPNAME):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            table.setColumnWidth(col, width)
         header.setSectionResizeMode(COL_MARK, QHeaderView.ResizeMode.Fixed)
         header.setStretchLastSection(True)
         table.setItemDelegate(_BandDelegate(table))
+        self._size_columns()
+
+    def _size_columns(self) -> None:
+        """Narrow columns sized to what they hold (the widest opname of this code), so the Offset
+        column is always in view and the argument gets the rest."""
+        table = self._table
+        advance = table.fontMetrics().horizontalAdvance("9")
+        longest = max((len(inst.opname) for inst in self._model.instructions()), default=12)
+        row_height = table.fontMetrics().height() + 4
+        table.verticalHeader().setDefaultSectionSize(row_height)
+        widths = {COL_MARK: 22, COL_OFFSET: advance * 8, COL_LINE: advance * 5, COL_OPNAME: advance * (longest + 2)}
+        for col, width in widths.items():
+            table.setColumnWidth(col, width)
 
     # -- content ------------------------------------------------------------
 
@@ -294,6 +172,7 @@ class BytecodeView(theme.FollowsTheme, QWidget):
             self._model.set_instructions(decode(code).instructions if code is not None else ())
         finally:
             self._silent = False
+        self._size_columns()
         self._last_emitted = None
         if title is None and code is not None:
             title = (f"{code.co_qualname}   \u2014   {os.path.basename(code.co_filename)}:{code.co_firstlineno}"
@@ -330,10 +209,57 @@ class BytecodeView(theme.FollowsTheme, QWidget):
     # -- execution position, links, breakpoints ------------------------------
 
     def set_current(self, offset: int | None) -> None:
-        """Mark the instruction at `offset` as executing (None clears) and scroll to it."""
+        """Mark the instruction at `offset` as executing (None clears) and scroll to it (up and down
+        only: the mark, offset and line columns stay in view)."""
         row = self._model.set_current(offset)
         if row is not None:
-            self._table.scrollTo(self._model.index(row, COL_OPNAME), QAbstractItemView.ScrollHint.EnsureVisible)
+            self._table.scrollTo(self._model.index(row, COL_MARK), QAbstractItemView.ScrollHint.EnsureVisible)
+            self._table.horizontalScrollBar().setValue(0)
+
+    def set_hover_texts(self, texts: dict[str, str]) -> None:
+        """name -> its tracker now: hovering `LOAD_FAST x` says what x is at this step."""
+        self._model.set_hover_texts(texts)
+
+    def set_font_size(self, points: float) -> None:
+        font = self._table.font()
+        font.setPointSizeF(points)
+        self._table.setFont(font)
+        self._model.set_font(font)
+        self._size_columns()
+
+    def find(self, text: str, backwards: bool = False) -> bool:
+        """Select the next instruction whose opname or argument contains `text` (case-insensitive,
+        wrapping around); False when none does."""
+        instructions = self._model.instructions()
+        if not text or not instructions:
+            return False
+        needle = text.lower()
+        rows = sorted({index.row() for index in self._table.selectionModel().selectedRows()})
+        start = (rows[0] if backwards else rows[-1]) if rows else (len(instructions) if backwards else -1)
+        count = len(instructions)
+        for step in range(1, count + 1):
+            row = (start - step if backwards else start + step) % count
+            inst = instructions[row]
+            if needle in f"{inst.offset} {inst.opname} {inst.argrepr}".lower():
+                self._table.selectRow(row)
+                self._table.scrollTo(self._model.index(row, COL_MARK))
+                self._table.horizontalScrollBar().setValue(0)
+                return True
+        return False
+
+    def highlight_offsets(self, offsets: Iterable[int]) -> None:
+        """Select the instructions at these offsets (a link from the graph: no signal)."""
+        selection = QItemSelection()
+        rows = [r for r in (self._model.row_of_offset(o) for o in offsets) if r is not None]
+        for row in rows:
+            selection.select(self._model.index(row, 0), self._model.index(row, len(HEADERS) - 1))
+        self._silent = True
+        try:
+            self._table.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        finally:
+            self._silent = False
+        if rows:
+            self._table.scrollTo(self._model.index(rows[0], COL_MARK))
 
     def current_offset(self) -> int | None:
         return self._model.current_offset()

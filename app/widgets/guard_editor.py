@@ -8,10 +8,10 @@ prediction). "Call again" then runs the function with its last arguments and
 shows the recompile and its reason; the compare area puts two cache entries'
 guards and graphs side by side with differing lines highlighted.
 
-The widget is a view over `tracer.debug.Session`: it calls `session.editor(fn)`
-(undoable edits), `session.predict(fn)` and `session.call_again(fn)`, keeps no
-engine objects beyond the session and the function, and tells the rest of the
-app what happened through `sig_*` signals only.
+The widget shows an `app.models.guard_editor_model.GuardEditorModel` (the
+rows, edits, prediction and entries live there, without Qt); the call itself
+is a request (`sig_call_requested`) that the controller runs in a worker and
+answers with `show_outcome`, so the window stays live while it traces.
 """
 from __future__ import annotations
 
@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QGroup
                                QTableWidget, QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget)
 
 from .. import theme
-from ..models.guard_editor_model import (GlobalRow, PREDICTION_HIT, PREDICTION_LINES, PREDICTION_NONE, PREDICTION_RECOMPILE, SIDE_LEFT, SIDE_RIGHT, _UNEDITABLE, _bracket_id, _is_simple, diff_lines, entry_text, format_prediction, global_path, guard_line, other_globals, short_repr)  # noqa: F401 (re-exported)
+from ..models.guard_editor_model import (PREDICTION_HIT, PREDICTION_LINES, PREDICTION_NONE, PREDICTION_RECOMPILE,
+                                         SIDE_LEFT, SIDE_RIGHT, EditError, GlobalRow, GuardEditorModel, diff_lines,
+                                         entry_text)
 
 # ---- named constants ------------------------------------------------------------------------
 COL_PATH = 0
@@ -51,15 +53,16 @@ class GuardEditor(QWidget):
     """Edit a global, predict hit/recompile, call again, compare two cache entries."""
 
     sig_prediction = Signal(str)  # the prediction text after every edit, undo or call
-    sig_called = Signal(object)  # a tracer.debug.CallOutcome (its .timelines hold the new traces)
+    sig_called = Signal(object)  # a tracer.debug.CallOutcome, once shown (its .timelines hold the new traces)
     sig_edit_applied = Signal(str, str)  # (path, repr of the new value)
+    sig_call_requested = Signal(object)  # the CompiledFunction to call again with its last arguments
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self._session = None
-        self._function = None
+        self.model = GuardEditorModel()
         self._rows: list[GlobalRow] = []
         self._entries: list = []
+        self._busy = False
         self._filling = False  # True while the table is being refilled: ignore itemChanged
         self._prediction_kind = PREDICTION_NONE
         self._highlighted: dict[int, list[str]] = {SIDE_LEFT: [], SIDE_RIGHT: []}
@@ -181,7 +184,7 @@ class GuardEditor(QWidget):
             combo.currentIndexChanged.connect(self._refresh_compare)
             pane.setReadOnly(True)
             pane.setFont(mono)
-            pane.setLineWrapMode(QPlainTextEdit.NoWrap)
+            pane.setLineWrapMode(QPlainTextEdit.WidgetWidth)  # long guard lines wrap: no sideways scrolling
             pick = QHBoxLayout()
             pick.addWidget(QLabel("Entry:"))
             pick.addWidget(combo, 1)
@@ -203,35 +206,40 @@ class GuardEditor(QWidget):
 
     # ---- public API ---------------------------------------------------------------------------
     def set_session(self, session) -> None:
-        """Show a run `tracer.debug.Session`; selects its first compiled function."""
-        self._session = session
+        """Show a run `tracer.debug.Session` (a fresh model of it); selects its first compiled function.
+
+        Whatever was typed for the previous session is cleared with it."""
+        self.set_model(GuardEditorModel(session))
+
+    def set_model(self, model: GuardEditorModel) -> None:
+        self.model = model
         self.function_combo.blockSignals(True)
         self.function_combo.clear()
-        for function in (session.functions if session is not None else []):
-            self.function_combo.addItem(function.fn.__qualname__)
+        self.function_combo.addItems(model.function_names())
         self.function_combo.blockSignals(False)
-        functions = session.functions if session is not None else []
-        self.set_function(functions[0] if functions else None)
+        self.path_edit.clear()
+        self.expression_edit.clear()
+        self.set_function(model.function)
 
     def set_function(self, function) -> None:
         """Edit the globals of one of the session's `CompiledFunction`s."""
-        self._function = function
-        if self._session is not None and function is not None and function in self._session.functions:
-            index = self._session.functions.index(function)
-            if self.function_combo.currentIndex() != index:
-                self.function_combo.blockSignals(True)
-                self.function_combo.setCurrentIndex(index)
-                self.function_combo.blockSignals(False)
+        functions = self.model.functions()
+        self.model.choose(functions.index(function) if function in functions else -1)
+        index = self.model.index()
+        if self.function_combo.currentIndex() != index:
+            self.function_combo.blockSignals(True)
+            self.function_combo.setCurrentIndex(index)
+            self.function_combo.blockSignals(False)
         self.outcome_view.clear()
         self._clear_error()
         self._refresh_entries(select_last=True)
         self.refresh()
 
     def session(self):
-        return self._session
+        return self.model.session
 
     def function(self):
-        return self._function
+        return self.model.function
 
     def refresh(self) -> None:
         """Re-read the globals and re-run the prediction (after an edit made elsewhere)."""
@@ -241,72 +249,61 @@ class GuardEditor(QWidget):
 
     def set_expression(self, path: str, text: str) -> bool:
         """Evaluate `text` in the module and assign it to `path`; False (and a red message) on error."""
-        editor = self._editor()
-        path, text = path.strip(), text.strip()
-        if editor is None:
-            self._show_error("Open a script and choose a compiled function first.")
-            return False
-        if not path or not text:
-            self._show_error("Give a path (e.g. cfg.scale) and an expression (e.g. 5).")
-            return False
         try:
-            edit = editor.set_expression(path, text)
-        except BaseException as error:  # the user's expression: any error is shown, nothing changes
-            if isinstance(error, (KeyboardInterrupt, SystemExit)):
-                raise
-            self._show_error(f"{path} = {text}: {type(error).__name__}: {error}")
+            value = self.model.set_expression(path, text)
+        except EditError as error:
+            self._show_error(str(error))
             self._fill_table()  # put back the cell text the user typed over
             return False
         self._clear_error()
-        value = short_repr(edit.new)
         self._fill_table()
-        self._select_path(path)
+        self._select_path(path.strip())
         self.predict()
         self._update_enabled()
-        self.sig_edit_applied.emit(path, value)
+        self.sig_edit_applied.emit(path.strip(), value)
         return True
 
     def predict(self) -> str:
         """Ask the engine which entry the next call would run; show and emit the answer."""
-        if self._session is None or self._function is None:
-            text, kind = "No function selected.", PREDICTION_NONE
-        else:
-            try:
-                prediction = self._session.predict(self._function)
-            except Exception as error:  # e.g. never called yet, or its arguments no longer bind
-                text, kind = f"cannot predict: {error}", PREDICTION_NONE
-            else:
-                text, kind = format_prediction(prediction, os.path.dirname(self._session.path))
+        text, kind = self.model.predict()
         self._show_prediction(text, kind)
         self.sig_prediction.emit(text)
         return text
 
-    def call_again(self):
-        """Call the function with its last arguments; show and emit the `CallOutcome`."""
-        if self._session is None or self._function is None:
+    def call_again(self) -> None:
+        """Ask for the function to be called with its last arguments; `show_outcome` answers."""
+        if not self.model.ready or self._busy:
             return None
-        try:
-            outcome = self._session.call_again(self._function)
-        except Exception as error:  # e.g. the function was never called
-            self.outcome_view.setPlainText(f"cannot call again: {error}")
-            return None
-        self.outcome_view.setPlainText(self._outcome_text(outcome))
+        self.set_busy(True)
+        self.sig_call_requested.emit(self.model.function)
+        return None
+
+    def set_busy(self, busy: bool) -> None:
+        """While a call runs: say so and keep the buttons from starting another."""
+        self._busy = busy
+        if busy:
+            self.outcome_view.setPlainText(f"calling {self.function_combo.currentText()} again … "
+                                           "(the first call can take a few seconds: torch warms up)")
+        self._update_enabled()
+
+    def show_outcome(self, outcome) -> None:
+        """The answer to a call request: a `CallOutcome`, or a string saying why it could not run."""
+        self.set_busy(False)
+        if isinstance(outcome, str):
+            self.outcome_view.setPlainText(f"cannot call again: {outcome}")
+            return
+        self.outcome_view.setPlainText(self.model.outcome_text(outcome))
         self._refresh_entries(select_last=outcome.compiled)
         self.refresh()
         self.sig_called.emit(outcome)
-        return outcome
 
     def undo(self) -> None:
-        editor = self._editor()
-        if editor is not None and editor.history:
-            editor.undo()
+        self.model.undo()
         self._clear_error()
         self.refresh()
 
     def undo_all(self) -> None:
-        editor = self._editor()
-        if editor is not None:
-            editor.undo_all()
+        self.model.undo_all()
         self._clear_error()
         self.refresh()
 
@@ -348,52 +345,9 @@ class GuardEditor(QWidget):
         return list(self._highlighted[side])
 
     # ---- internals ------------------------------------------------------------------------------
-    def _editor(self):
-        if self._session is None or self._function is None:
-            return None
-        return self._session.editor(self._function)
-
-    def _guard_kinds(self) -> dict[str, list[str]]:
-        """Editor path -> guard kinds installed on it, across all the function's frames and entries."""
-        kinds: dict[str, list[str]] = {}
-        for frame in self._function.all_frames():
-            for entry in frame.cache_entries:
-                for guard in entry.guards:
-                    path = global_path(guard.source_name)
-                    if path is not None and guard.kind not in kinds.setdefault(path, []):
-                        kinds[path].append(guard.kind)
-        return kinds
-
-    def _collect_rows(self) -> list[GlobalRow]:
-        if self._session is None or self._function is None:
-            return []
-        editor = self._editor()
-        kinds = self._guard_kinds()
-        rows, seen = [], set()
-        for source in self._session.guarded_globals(self._function):
-            path = global_path(source)
-            if path is None or path in seen:
-                continue
-            path_kinds = tuple(kinds.get(path, ()))
-            if path_kinds and set(path_kinds) <= {"TYPE_MATCH"}:
-                continue  # a container whose type is pinned: its guarded attributes are the rows
-            try:
-                value = editor.get(path)
-            except Exception as error:
-                rows.append(GlobalRow(path, f"<unavailable: {type(error).__name__}>", path_kinds))
-                seen.add(path)
-                continue
-            if isinstance(value, _UNEDITABLE) or (callable(value) and not _is_simple(value)):
-                continue  # modules, functions, builtins: pinned by identity, nothing to type
-            rows.append(GlobalRow(path, short_repr(value), path_kinds))
-            seen.add(path)
-        for path, value in other_globals(self._session.globals_of(self._function), seen):
-            rows.append(GlobalRow(path, short_repr(value)))
-        return rows
-
     def _fill_table(self) -> None:
         selected = self._selected_path()
-        self._rows = self._collect_rows()
+        self._rows = self.model.rows()
         self._filling = True
         try:
             self.table.setRowCount(len(self._rows))
@@ -441,12 +395,9 @@ class GuardEditor(QWidget):
     def _refresh_entries(self, select_last: bool) -> None:
         """Reload the compare combos; optionally select the newest two entries."""
         previous = {side: self.compare_combos[side].currentText() for side in (SIDE_LEFT, SIDE_RIGHT)}
-        self._entries = []
-        if self._function is not None:
-            for frame in self._function.all_frames():
-                self._entries.extend(frame.cache_entries)
-        labels = [self._entry_label(entry) for entry in self._entries]
-        newest = self._newest_pair()
+        self._entries = self.model.entries()
+        labels = self.model.entry_labels() if self._entries else []
+        newest = self.model.newest_pair()
         for side in (SIDE_LEFT, SIDE_RIGHT):
             combo = self.compare_combos[side]
             combo.blockSignals(True)
@@ -459,29 +410,6 @@ class GuardEditor(QWidget):
             combo.setCurrentIndex(index)
             combo.blockSignals(False)
         self._refresh_compare()
-
-    def _newest_pair(self) -> tuple[int, int]:
-        """Indexes of the most recently compiled entry and the entry before it in the same frame."""
-        if not self._entries:
-            return -1, -1
-        newest_id, newest_time = None, None
-        for frame in self._function.all_frames():
-            for event in frame.compile_events:
-                when = getattr(event, "time", None)
-                if event.kind in ("compile", "recompile") and when is not None \
-                        and (newest_time is None or when > newest_time):
-                    newest_id, newest_time = event.compile_id, when
-        ids = [entry.compile_id for entry in self._entries]
-        right = ids.index(newest_id) if newest_id in ids else len(ids) - 1
-        frame_prefix = ids[right].split("/")[0] + "/"
-        earlier = [i for i in range(right) if ids[i].startswith(frame_prefix)]
-        left = earlier[-1] if earlier else max(0, right - 1)
-        return left, right
-
-    def _entry_label(self, entry) -> str:
-        frame = next((f for f in self._function.all_frames() if entry in f.cache_entries), self._function)
-        name = "" if frame is self._function else f"  ({frame.code.co_name})"
-        return f"[{entry.compile_id}]{name}"
 
     def _refresh_compare(self) -> None:
         texts = {}
@@ -513,31 +441,7 @@ class GuardEditor(QWidget):
             selections.append(selection)
         pane.setExtraSelections(selections)
 
-    def _outcome_text(self, outcome) -> str:
-        base = os.path.dirname(self._session.path) + os.sep
-        lines = []
-        if outcome.error:
-            lines.append(f"raised {outcome.error}")
-        elif outcome.compiled:
-            lines.append("recompiled:")
-            for event in outcome.events:
-                reason = (event.reason or "").replace(base, "")
-                parts = [p.strip() for p in reason.split("; ")] if reason else []
-                lines.append(f"  new entry [{event.compile_id}] ({event.kind})")
-                lines += [f"    because {_bracket_id(part)}" for part in parts]
-            if outcome.timelines:
-                lines.append(f"  {len(outcome.timelines)} new trace(s) recorded")
-        else:
-            lines.append(f"cache hit: entry [{outcome.hit}] ran")
-        if outcome.stdout:
-            lines.append("stdout:")
-            lines += ["  " + line for line in outcome.stdout.rstrip("\n").splitlines()]
-        if not outcome.error and outcome.result is not None:
-            lines.append(f"returned {short_repr(outcome.result, 160)}")
-        return "\n".join(lines)
-
     def _show_prediction(self, text: str, kind: str) -> None:
-        self._prediction_kind = kind
         self.prediction_view.setPlainText(text)
         self._prediction_kind = kind
         self.prediction_view.setStyleSheet(_prediction_style(kind))
@@ -551,18 +455,19 @@ class GuardEditor(QWidget):
         self.error_label.hide()
 
     def _update_enabled(self) -> None:
-        editor = self._editor()
-        has_function = editor is not None
-        has_history = bool(editor.history) if editor is not None else False
-        for widget in (self.apply_button, self.call_button, self.path_edit, self.expression_edit):
-            widget.setEnabled(has_function)
-        self.undo_button.setEnabled(has_history)
-        self.undo_all_button.setEnabled(has_history)
+        ready, idle = self.model.ready, not self._busy
+        for widget in (self.apply_button, self.path_edit, self.expression_edit):
+            widget.setEnabled(ready and idle)
+        self.call_button.setEnabled(ready and idle)
+        self.call_button.setText("Calling …" if self._busy else "Call again")
+        self.undo_button.setEnabled(self.model.can_undo and idle)
+        self.undo_all_button.setEnabled(self.model.can_undo and idle)
 
     # ---- slots ----------------------------------------------------------------------------------
     def _on_function_chosen(self, index: int) -> None:
-        if self._session is not None and 0 <= index < len(self._session.functions):
-            self.set_function(self._session.functions[index])
+        functions = self.model.functions()
+        if 0 <= index < len(functions):
+            self.set_function(functions[index])
 
     def _on_apply_clicked(self) -> None:
         self.set_expression(self.path_edit.text(), self.expression_edit.text())
@@ -589,6 +494,4 @@ class GuardEditor(QWidget):
             self.expression_edit.setText(row.value)
 
 
-__all__ = ["GuardEditor", "GlobalRow", "global_path", "format_prediction", "entry_text", "guard_line",
-           "diff_lines", "other_globals", "COL_PATH", "COL_VALUE", "COL_GUARDS", "PREDICTION_HIT",
-           "PREDICTION_RECOMPILE", "PREDICTION_NONE", "SIDE_LEFT", "SIDE_RIGHT"]
+__all__ = ["GuardEditor", "COL_PATH", "COL_VALUE", "COL_GUARDS"]

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QModelIndex, QSize, Signal
+from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLineEdit,
                                QPlainTextEdit, QPushButton, QStyledItemDelegate, QToolButton, QTreeView,
                                QVBoxLayout, QWidget)
 
-from app.models.simple_tables import ITEM_ROLE, RowItem, RowTreeModel, monospace_font
-from app.models.source_tree import COL_EXPRESSION, SourceTreeModel
-from app.models.tracker_tree import COL_KIND, COL_TYPE, TrackerTreeModel
+from app.models.row_tree_model import ITEM_ROLE, RowTreeModel, monospace_font
+from app.models.rows import RowItem
+from app.models.source_tree import COL_INSTALLED_AT, COL_KIND, COL_SOURCE, SourceTreeModel
+from app.models.tracker_tree import COL_KIND as TRACKER_KIND
+from app.models.tracker_tree import COL_NAME, COL_TYPE, COL_VALUE, TrackerTreeModel
+from tracer.debug import KINDS
 
 MAX_COLUMN_WIDTH = 320  # px: long values stay readable in a tooltip instead of pushing columns off-screen
 MIN_COLUMN_WIDTH = 40
@@ -33,7 +36,7 @@ class _PaddedDelegate(QStyledItemDelegate):
         return QSize(hint.width(), hint.height() + ROW_PADDING)
 
 
-class _TreePanel(QWidget):
+class TreePanel(QWidget):
     """A QTreeView over a RowTreeModel, with columns fitted to their content after each update."""
 
     COLUMN_CAPS: dict = {}  # column -> max width in px, beyond MAX_COLUMN_WIDTH's default
@@ -53,6 +56,7 @@ class _TreePanel(QWidget):
         self.view.header().setStretchLastSection(True)
         self.view.header().setSectionResizeMode(QHeaderView.Interactive)
         self.view.clicked.connect(self._on_clicked)
+        self.view.doubleClicked.connect(self._on_double_clicked)
         self.layout_ = QVBoxLayout(self)
         self.layout_.setContentsMargins(0, 0, 0, 0)
         self.layout_.setSpacing(2)
@@ -78,20 +82,37 @@ class _TreePanel(QWidget):
         if item is not None:
             self._item_clicked(item)
 
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        item = index.data(ITEM_ROLE)
+        if item is not None:
+            self._item_activated(item)
+
     def _item_clicked(self, item: RowItem) -> None:  # overridden by panels that report clicks
         pass
+
+    def _item_activated(self, item: RowItem) -> None:  # overridden by panels that open what a row names
+        pass
+
+    def set_font_size(self, points: float) -> None:
+        """Font zoom: the rows' text, proportional and monospace alike."""
+        font = self.view.font()
+        font.setPointSizeF(points)
+        self.view.setFont(font)
+        self.model.set_font_size(points)
+        self._fitted_shape = (-1, -1)
+        self._fit_columns(fresh=True)
 
     def current_item(self) -> RowItem | None:
         return self.view.currentIndex().data(ITEM_ROLE)
 
 
 # ---- 1, 2: the symbolic stack and locals ---------------------------------------------------------
-class StackPanel(_TreePanel):
+class StackPanel(TreePanel):
     """The symbolic stack of the current frame, top first; rows changed since the previous step in yellow."""
 
     sig_source_selected = Signal(str)  # a row with a Source was clicked: "G['cfg'].scale"
     sig_node_selected = Signal(str)  # a row with an FX node was clicked: "mul"
-    COLUMN_CAPS = {COL_KIND: 130, COL_TYPE: 120}
+    COLUMN_CAPS = {COL_NAME: 110, COL_VALUE: 260, TRACKER_KIND: 130, COL_TYPE: 120}
 
     def __init__(self, parent=None):
         super().__init__(TrackerTreeModel(), parent)
@@ -134,7 +155,7 @@ class LocalsPanel(StackPanel):
 
 
 # ---- 3: the inlining stack --------------------------------------------------------------------------
-class CallStackPanel(_TreePanel):
+class CallStackPanel(TreePanel):
     """Snapshot.frames, innermost first; clicking a frame reports its inlining depth."""
 
     sig_frame_selected = Signal(int)  # depth
@@ -166,18 +187,26 @@ class CallStackPanel(_TreePanel):
 
 
 # ---- 4: sources and their guards ----------------------------------------------------------------------
-class SourceTreePanel(_TreePanel):
-    """Every Source seen so far, each with its guards; guards installed at this step in yellow."""
+class SourceTreePanel(TreePanel):
+    """Every Source seen so far, each with its guards; guards the current instruction installs in yellow.
 
-    sig_guard_selected = Signal(str, int, int, str)  # installed_at (filename, line, offset, function); -1: unknown
+    The first column holds the source (named from its parent) or the guard's expression, so it is
+    the one column that must stay readable: it takes the width the others leave.
+    """
+
+    sig_guard_selected = Signal(object)  # the Guard a row shows
     sig_source_selected = Signal(str)
-    COLUMN_CAPS = {COL_EXPRESSION: 300}
+    COLUMN_CAPS = {COL_KIND: 150, COL_INSTALLED_AT: 240}
 
     def __init__(self, parent=None):
         super().__init__(SourceTreeModel(), parent)
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COL_SOURCE, QHeaderView.Stretch)
+        self.view.setTextElideMode(Qt.ElideMiddle)
 
     def show_guards(self, guards, new_count: int = 0, extra_sources=()) -> None:
-        """`guards`: Timeline.guards_at(step); the last `new_count` are new at this step.
+        """`guards`: the guards installed so far; the last `new_count` are new at this step.
 
         `extra_sources`: Source names of trackers on the stack / in locals, shown greyed when unguarded.
         """
@@ -185,15 +214,27 @@ class SourceTreePanel(_TreePanel):
         self.view.expandAll()
         self._fit_columns()
 
+    SHARES = {COL_KIND: 0.26, COL_INSTALLED_AT: 0.3}  # at most this much of the width: the rest is the first's
+
+    def _fit_columns(self, fresh: bool = False) -> None:
+        """The trailing columns fit their content, capped by a share of the width; the first stretches."""
+        available = max(200, self.view.viewport().width())
+        for column, share in self.SHARES.items():
+            self.view.resizeColumnToContents(column)
+            width = self.view.header().sectionSize(column)
+            cap = min(self.COLUMN_CAPS[column], int(available * share))
+            self.view.header().resizeSection(column, max(MIN_COLUMN_WIDTH, min(width + 8, cap)))
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit_columns()
+
     def _item_clicked(self, item: RowItem) -> None:
         payload = item.payload
         if isinstance(payload, str):
             self.sig_source_selected.emit(payload)
-            return
-        at = getattr(payload, "installed_at", None)
-        if at is not None:
-            self.sig_guard_selected.emit(at.filename, -1 if at.line is None else at.line,
-                                         -1 if at.offset is None else at.offset, at.function)
+        elif payload is not None:
+            self.sig_guard_selected.emit(payload)
 
 
 # ---- 6: compiled functions, frames, cache entries -----------------------------------------------------
@@ -204,10 +245,20 @@ def frame_role(frame) -> str:
     return "resume" if frame.code.co_name.startswith("torch_dynamo_resume_in_") else "callee"
 
 
-class CachePanel(_TreePanel):
-    """Compiled functions -> their frames -> cache entries and compile events."""
+def recompile_reasons(frame) -> dict[str, str]:
+    """compile id -> why that entry was compiled again (the guard that failed, with the value now)."""
+    return {event.compile_id: event.reason or "" for event in frame.compile_events
+            if event.kind == "recompile" and event.compile_id}
+
+
+class CachePanel(TreePanel):
+    """Compiled functions -> their frames -> cache entries (with why each recompiled) and compile events.
+
+    A click selects an entry; a double-click opens the trace that made it.
+    """
 
     sig_entry_selected = Signal(str, str)  # (frame name = code.co_name, compile id)
+    sig_entry_activated = Signal(str, str)  # double-click: open that entry's trace
     COL_NAME, COL_HITS, COL_GUARDS, COL_GRAPHS, COL_DETAIL = range(5)
     COLUMN_CAPS = {COL_NAME: 230}
 
@@ -222,30 +273,38 @@ class CachePanel(_TreePanel):
             top = RowItem((function.fn.__qualname__, "", "", "", _location(code.co_filename, code.co_firstlineno)),
                           bold=True, tooltip=f"{code.co_filename}:{code.co_firstlineno}")
             for frame in function.all_frames():
-                name = frame.code.co_name
-                node = top.add(RowItem((f"{frame_role(frame)}: {name}", "", "", "",
-                                        f"{len(frame.cache_entries)} entr{'y' if len(frame.cache_entries) == 1 else 'ies'}"),
-                                       tooltip=f"{frame.code.co_filename}:{frame.code.co_firstlineno}"))
-                for entry in frame.cache_entries:
-                    detail, error = "", False
-                    if entry.graph_break is not None:
-                        detail, error = f"graph break: {entry.graph_break.reason}", True
-                    if entry.eager_reason:
-                        detail, error = f"eager: {entry.eager_reason}", True
-                    node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
-                                      str(len(entry.graphs)), detail), payload=(name, entry.compile_id),
-                                     error=error, tooltip=detail or None))
-                if frame.compile_events:
-                    events = node.add(RowItem(("events", "", "", "", f"{len(frame.compile_events)}"), dim=True))
-                    for event in frame.compile_events:
-                        label = f"[{event.compile_id}] {event.kind}" if event.compile_id else event.kind
-                        events.add(RowItem((label, "", "", "", event.reason or ""),
-                                           error=event.kind in ("graph_break", "eager_fallback", "cache_limit"),
-                                           tooltip=str(event)))
+                top.add(self._frame_item(frame))
             items.append(top)
         self.model.set_items(items)
-        self.view.expandToDepth(1)
-        self._fit_columns()
+        self.view.expandAll()
+        self._fit_columns(fresh=True)
+
+    def _frame_item(self, frame) -> RowItem:
+        name, count = frame.code.co_name, len(frame.cache_entries)
+        node = RowItem((f"{frame_role(frame)}: {name}", "", "", "", f"{count} entr{'y' if count == 1 else 'ies'}"),
+                       tooltip=f"{frame.code.co_filename}:{frame.code.co_firstlineno}")
+        base = os.path.dirname(frame.code.co_filename) + os.sep  # the script's folder: paths read short
+        reasons = {cid: reason.replace(base, "") for cid, reason in recompile_reasons(frame).items()}
+        for entry in frame.cache_entries:
+            detail, error = "", False
+            if entry.compile_id in reasons:
+                detail = f"recompiled: {reasons[entry.compile_id]}"
+            if entry.graph_break is not None:
+                detail, error = _join(detail, f"graph break: {entry.graph_break.reason.replace(base, '')}"), True
+            if entry.eager_reason:
+                detail, error = _join(detail, f"eager: {entry.eager_reason}"), True
+            node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
+                              str(len(entry.graphs)), detail.splitlines()[0] if detail else ""),
+                             payload=(name, entry.compile_id), error=error,
+                             tooltip=(detail + "\n" if detail else "") + "double-click: open its trace"))
+        if frame.compile_events:
+            events = node.add(RowItem(("events", "", "", "", f"{len(frame.compile_events)}"), dim=True))
+            for event in frame.compile_events:
+                label = f"[{event.compile_id}] {event.kind}" if event.compile_id else event.kind
+                events.add(RowItem((label, "", "", "", event.reason or ""),
+                                   error=event.kind in ("graph_break", "eager_fallback", "cache_limit"),
+                                   tooltip=str(event)))
+        return node
 
     def entry_items(self) -> list[RowItem]:
         return [item for item in self.model.all_items() if isinstance(item.payload, tuple)]
@@ -254,9 +313,17 @@ class CachePanel(_TreePanel):
         if isinstance(item.payload, tuple):
             self.sig_entry_selected.emit(*item.payload)
 
+    def _item_activated(self, item: RowItem) -> None:
+        if isinstance(item.payload, tuple):
+            self.sig_entry_activated.emit(*item.payload)
+
+
+def _join(first: str, second: str) -> str:
+    return f"{first}; {second}" if first else second
+
 
 # ---- 7: graph breaks ------------------------------------------------------------------------------------
-class BreaksPanel(_TreePanel):
+class BreaksPanel(TreePanel):
     """Every graph break of every cache entry, with the user stack; clicking jumps to the location."""
 
     sig_location_selected = Signal(str, int)  # (filename, line)
@@ -291,31 +358,12 @@ class BreaksPanel(_TreePanel):
 
 
 # ---- 8: breakpoints ---------------------------------------------------------------------------------------
-BP_OPCODE = "opcode"
-BP_LINE = "line"
-BP_TOP_IS_TENSOR = "top_is_tensor"
-BP_GUARD_ON = "guard_on"
-BP_GRAPH_BREAK = "graph_break"
-BP_EXCEPTION = "exception_handled"
-BP_DEPTH = "depth"
-# (kind, combo label, text field placeholder or None when the kind takes no text)
-BREAKPOINT_KINDS = (
-    (BP_OPCODE, "Opcode", "opname, e.g. CALL"),
-    (BP_LINE, "Line", "line number (current file), or file:line"),
-    (BP_TOP_IS_TENSOR, "Condition: top is tensor", None),
-    (BP_GUARD_ON, "Condition: guard on source", "pattern, e.g. G['cfg']*"),
-    (BP_GRAPH_BREAK, "Condition: graph break", None),
-    (BP_EXCEPTION, "Condition: exception handled", None),
-    (BP_DEPTH, "Condition: depth > N", "N, e.g. 1"),
-)
-
-
-class BreakpointsPanel(_TreePanel):
+class BreakpointsPanel(TreePanel):
     """The debugger's breakpoints: tick to enable, Remove to delete, the Add row to request a new one."""
 
     sig_breakpoint_toggled = Signal(int, bool)  # (index, enabled)
     sig_breakpoint_removed = Signal(int)  # index
-    sig_breakpoint_requested = Signal(str, str)  # (kind: one of BP_*, text)
+    sig_breakpoint_requested = Signal(str, str)  # (kind: an id of tracer.debug.KINDS, text)
     COL_BREAKPOINT, COL_HITS, COL_EVERY, COL_LOG = range(4)
 
     def __init__(self, parent=None):
@@ -323,8 +371,8 @@ class BreakpointsPanel(_TreePanel):
                                       centered_columns=(1, 2)), parent, flat=True)
         self.model.sig_check_toggled.connect(self._on_checked)
         self.kind_combo = QComboBox(self)
-        for kind, label, _ in BREAKPOINT_KINDS:
-            self.kind_combo.addItem(label, kind)
+        for kind in KINDS:
+            self.kind_combo.addItem(kind.label, kind.id)
         self.text_edit = QLineEdit(self)
         self.text_edit.setFont(monospace_font())
         self.text_edit.returnPressed.connect(self._request)
@@ -369,7 +417,7 @@ class BreakpointsPanel(_TreePanel):
             self.sig_breakpoint_removed.emit(int(item.payload))
 
     def _on_kind_changed(self, *_) -> None:
-        placeholder = BREAKPOINT_KINDS[max(0, self.kind_combo.currentIndex())][2]
+        placeholder = KINDS[max(0, self.kind_combo.currentIndex())].hint
         self.text_edit.setEnabled(placeholder is not None)
         self.text_edit.setPlaceholderText(placeholder or "")
 
@@ -400,6 +448,11 @@ class LogPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.text)
 
+    def set_font_size(self, points: float) -> None:
+        font = self.text.font()
+        font.setPointSizeF(points)
+        self.text.setFont(font)
+
     def append(self, text: str) -> None:
         self.text.appendPlainText(text.rstrip("\n"))
         bar = self.text.verticalScrollBar()
@@ -413,5 +466,4 @@ class LogPanel(QWidget):
 
 
 __all__ = ["StackPanel", "LocalsPanel", "CallStackPanel", "SourceTreePanel", "CachePanel", "BreaksPanel",
-           "BreakpointsPanel", "LogPanel", "BREAKPOINT_KINDS", "BP_OPCODE", "BP_LINE", "BP_TOP_IS_TENSOR",
-           "BP_GUARD_ON", "BP_GRAPH_BREAK", "BP_EXCEPTION", "BP_DEPTH", "frame_role"]
+           "BreakpointsPanel", "LogPanel", "frame_role", "recompile_reasons"]

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QPainter, QPolygon, QTextCharFormat, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QPainter, QPolygon, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTextEdit, QToolTip, QVBoxLayout, QWidget
 
 from app import theme
 
@@ -50,6 +50,7 @@ class SourceView(theme.FollowsTheme, QWidget):
         self._linked: set[int] = set()
         self._band: set[int] = set()
         self._current: tuple[int, int | None, int | None, int | None] | None = None
+        self._hover_texts: dict[str, str] = {}
         self._editor = _CodeEditor(self)
         self._highlighter = highlight.PygmentsHighlighter(self._editor.document())
         self._theme = theme.current()  # the theme of the cached formats and marks
@@ -94,6 +95,47 @@ class SourceView(theme.FollowsTheme, QWidget):
         self._theme = theme.current()
         self._highlighter.sync_theme()
         self._refresh_selections()
+
+    def cursor_line(self) -> int:
+        """The line the text cursor is on (where F9 and Run to cursor act)."""
+        return self._editor.textCursor().blockNumber() + 1
+
+    def set_hover_texts(self, texts: dict[str, str]) -> None:
+        """name -> what it is at the current step: shown when the mouse rests on that name."""
+        self._hover_texts = dict(texts)
+
+    def hover_text_at(self, line: int, column: int) -> str | None:
+        """The hover text of the name at (line, character column), or None."""
+        block = self._editor.document().findBlockByNumber(line - 1)
+        if not block.isValid():
+            return None
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + min(column, max(0, block.length() - 1)))
+        cursor.select(QTextCursor.SelectionType.WordUnderCursor)
+        word = cursor.selectedText()
+        text = self._hover_texts.get(word)
+        return f"{word} — {text}" if text else None
+
+    def set_font_size(self, points: float) -> None:
+        """Font zoom (Ctrl+= / Ctrl+-): text and gutter together."""
+        font = self._editor.font()
+        font.setPointSizeF(points)
+        self._editor.setFont(font)
+        self._editor.setTabStopDistance(4 * self._editor.fontMetrics().horizontalAdvance(" "))
+        self._editor._update_gutter_width()
+
+    def find(self, text: str, backwards: bool = False) -> bool:
+        """Select the next match of `text` after the cursor (wrapping around); False when there is none."""
+        if not text:
+            return False
+        flags = QTextDocument.FindFlag.FindBackward if backwards else QTextDocument.FindFlag(0)
+        editor = self._editor
+        if editor.find(text, flags):
+            return True
+        cursor = editor.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End if backwards else QTextCursor.MoveOperation.Start)
+        editor.setTextCursor(cursor)
+        return editor.find(text, flags)
 
     def line_count(self) -> int:
         return self._editor.blockCount()
@@ -363,13 +405,17 @@ class _CodeEditor(QPlainTextEdit):
         bar.setValue(max(0, min(bar.maximum(), line - 1 - rows // 3)))
 
     def reveal_column(self, line: int, col16: int) -> None:
+        """Scroll sideways only as far as the column needs: while it fits with the line's start
+        in view, the line's start stays in view (where a reader's eye begins)."""
         cursor = QTextCursor(self.document().findBlockByNumber(line - 1))
         cursor.movePosition(QTextCursor.MoveOperation.Right, n=col16)
-        rect = self.cursorRect(cursor)
-        width = self.viewport().width()
         bar = self.horizontalScrollBar()
-        if rect.left() < 0 or rect.left() > width - 40:
-            bar.setValue(max(0, bar.value() + rect.left() - 40))
+        column_x = self.cursorRect(cursor).left() + bar.value()  # from the text's left edge
+        width = self.viewport().width()
+        if column_x < width - 80:
+            bar.setValue(0)
+        elif not bar.value() <= column_x - 40 <= bar.value() + width - 120:
+            bar.setValue(max(0, column_x - 120))
 
     # -- user interaction ---------------------------------------------------
 
@@ -388,6 +434,17 @@ class _CodeEditor(QPlainTextEdit):
         if event.button() == Qt.MouseButton.LeftButton and self.textCursor().blockNumber() + 1 == before:
             self._last_line = None
             self._cursor_moved()
+
+    def viewportEvent(self, event):  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.ToolTip:
+            cursor = self.cursorForPosition(event.pos())
+            text = self._view.hover_text_at(cursor.blockNumber() + 1, cursor.positionInBlock())
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
 
     def contextMenuEvent(self, event):  # noqa: N802 - Qt override
         line = self.cursorForPosition(event.pos()).blockNumber() + 1

@@ -11,11 +11,13 @@ import pathlib
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
-from app.widgets.guard_editor import (COL_GUARDS, COL_PATH, COL_VALUE, PREDICTION_HIT, PREDICTION_RECOMPILE,
-                                      SIDE_LEFT, SIDE_RIGHT, GuardEditor, diff_lines, global_path,
-                                      other_globals)
-import tracer
+from app import theme
+from app.controller import DebugController
+from app.models.guard_editor_model import (PREDICTION_HIT, PREDICTION_RECOMPILE, SIDE_LEFT, SIDE_RIGHT, diff_lines,
+                                           global_path, other_globals)
+from app.widgets.guard_editor import COL_GUARDS, COL_PATH, COL_VALUE, GuardEditor
 from tracer.debug import Session
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -24,15 +26,20 @@ SEED = str(ROOT / "resources" / "examples" / "seed_example.py")
 
 @pytest.fixture
 def session():
-    tracer.reset()  # frame numbers are per process: start at 0 whatever ran before
-    return Session(SEED).run()
+    return Session(SEED).run()  # frame numbers are the session's own: [0/0] whatever ran before
 
 
 @pytest.fixture
 def editor(qtbot, session):
+    """The widget wired to a controller as the main window wires it: calls run there, in a worker."""
     widget = GuardEditor()
     qtbot.addWidget(widget)
     widget.resize(1200, 800)
+    controller = DebugController()
+    controller.session = session
+    widget.sig_call_requested.connect(controller.call_again)
+    controller.sig_call_finished.connect(widget.show_outcome)
+    widget.controller = controller
     widget.set_session(session)
     return widget
 
@@ -116,8 +123,9 @@ def test_apply_predicts_recompile_naming_the_guard(qtbot, editor, session):
 
 def test_call_again_recompiles_and_adds_an_entry(qtbot, editor, session):
     assert editor.set_expression("cfg.scale", "5")
-    with qtbot.waitSignal(editor.sig_called) as called:
+    with qtbot.waitSignal(editor.sig_called, timeout=60_000) as called:
         qtbot.mouseClick(editor.call_button, Qt.LeftButton)
+        assert not editor.call_button.isEnabled() and "calling f again" in editor.outcome_text()  # busy
     outcome = called.args[0]
     assert outcome.compiled and outcome.error is None
     assert outcome.timelines  # the main window can step through the new trace
@@ -132,7 +140,7 @@ def test_call_again_recompiles_and_adds_an_entry(qtbot, editor, session):
 
 
 def test_call_again_without_edit_is_a_hit(qtbot, editor):
-    with qtbot.waitSignal(editor.sig_called) as called:
+    with qtbot.waitSignal(editor.sig_called, timeout=60_000) as called:
         editor.call_again()
     assert not called.args[0].compiled
     assert called.args[0].hit == "0/1"
@@ -233,10 +241,18 @@ def test_without_session_nothing_crashes(qtbot):
     assert not widget.call_button.isEnabled()
 
 
-def test_renders(editor, tmp_path):
+def test_renders(qtbot, editor, tmp_path):
     editor.set_expression("cfg.scale", "5")
-    editor.call_again()
+    with qtbot.waitSignal(editor.sig_called, timeout=60_000):
+        editor.call_again()
     editor.show()
     path = tmp_path / "guard_editor.png"
     assert editor.grab().save(str(path))
-    assert path.stat().st_size > 0
+    # what is drawn: the hit banner's colour behind the prediction, the changed guard line's in the compare pane
+    banner = editor.prediction_view.viewport().grab().toImage()
+    assert banner.pixelColor(banner.width() - 4, banner.height() - 4) == QColor(theme.current().prediction_hit[0])
+    pane = editor.compare_panes[SIDE_RIGHT]
+    row = next(i for i, line in enumerate(editor.compare_text(SIDE_RIGHT).splitlines()) if "scale == 5" in line)
+    rect = pane.blockBoundingGeometry(pane.document().findBlockByNumber(row)).translated(pane.contentOffset())
+    image = pane.viewport().grab().toImage()
+    assert image.pixelColor(image.width() - 4, int(rect.center().y())) == QColor(theme.current().diff_right_bg)

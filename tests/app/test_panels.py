@@ -7,14 +7,18 @@ import textwrap  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app import theme  # noqa: E402
+
 import tracer.debug  # noqa: E402
-from app.models.simple_tables import CHANGED_ROLE, PAYLOAD_ROLE  # noqa: E402
+from app.models.row_tree_model import CHANGED_ROLE, PAYLOAD_ROLE  # noqa: E402
 from app.models.source_tree import build_source_items, parent_source_name  # noqa: E402
 from app.models.tracker_tree import COL_KIND, build_locals_items, build_stack_items  # noqa: E402
-from app.widgets.graph_view import GraphPanel, code_text, layers  # noqa: E402
-from app.widgets.panels import (BP_GUARD_ON, BP_OPCODE, BreakpointsPanel, BreaksPanel, CachePanel,  # noqa: E402
+from app.widgets.graph_view import GraphPanel, code_text, layout_nodes  # noqa: E402
+from tracer.export.layout import layer_of  # noqa: E402
+from app.widgets.panels import (BreakpointsPanel, BreaksPanel, CachePanel,  # noqa: E402
                                 CallStackPanel, LocalsPanel, LogPanel, SourceTreePanel, StackPanel)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -95,7 +99,7 @@ def test_tuple_on_stack_expands(seed):
     last = tl.snapshots[-1].frame.stack  # RETURN_VALUE: a (tensor, 4) tuple
     items = build_stack_items(last)
     assert len(items) == 1 and items[0].values[COL_KIND] == "Tuple"
-    assert [c.values[:2] for c in items[0].children] == [("0", "Tensor"), ("1", "Constant")]
+    assert [(c.values[0], c.values[COL_KIND]) for c in items[0].children] == [("0", "Tensor"), ("1", "Constant")]
 
 
 def test_locals_compare_by_name(seed):
@@ -118,7 +122,8 @@ def test_source_items_merge_unguarded_sources(seed):
     roots = build_source_items(tl.guards_at(4), 0, ["L['x']", "G['cfg'].scale", "L['other'].attr"])
     names = [r.values[0] for r in roots]
     assert "L['other']" in names and roots[names.index("L['other']")].dim
-    assert roots[names.index("L['other']")].children[0].values[0] == "L['other'].attr"
+    other = roots[names.index("L['other']")].children[0]
+    assert other.values[0] == ".attr" and other.payload == "L['other'].attr"  # named from its parent
 
 
 # ---- panels -----------------------------------------------------------------------------------------
@@ -137,6 +142,10 @@ def test_stack_panel_highlight_role_and_png(qtbot, seed):
         panel.view.clicked.emit(model.index(1, 2))  # the add tensor
     assert blocker.args == ["add"]
     render(panel, "stack")
+    image = panel.view.viewport().grab().toImage()  # the changed row is painted yellow, the one below is not
+    changed, same = (panel.view.visualRect(model.index(r, 1)) for r in (0, 1))
+    assert image.pixelColor(changed.right() - 2, changed.center().y()) == QColor(theme.current().changed_bg)
+    assert image.pixelColor(same.right() - 2, same.center().y()) != QColor(theme.current().changed_bg)
     panel.show_views(tl.snapshots[-1].frame.stack)
     assert model.rowCount() == 1 and model.rowCount(model.index(0, 0)) == 2
     render(panel, "stack_tuple")
@@ -180,13 +189,17 @@ def test_source_tree_panel_guard_click(qtbot, seed):
     assert cfg is not None
     scale = next(c for c in cfg.children if c.payload == "G['cfg'].scale")
     guard_row = next(c for c in scale.children if not isinstance(c.payload, str))
-    assert guard_row.values[1] == "EQUALS_MATCH" and guard_row.values[2] == "G['cfg'].scale == 2"
+    # the main column says what the guard claims of its source; kind and where it was installed follow
+    assert guard_row.values[:2] == ("== 2", "EQUALS_MATCH")
+    assert guard_row.tooltip.startswith("EQUALS_MATCH: G['cfg'].scale == 2")
+    assert guard_row.values[2] == "seed_example.py:20 in f"
+    assert f"(offset {guard_row.payload.installed_at.offset})" in guard_row.tooltip
+    assert scale.values[0] == ".scale"
     index = model.index_of(guard_row, 1)
     assert index.data(CHANGED_ROLE) is (tl.guards.index(guard_row.payload) >= tl.snapshots[step].guard_count - new)
     with qtbot.waitSignal(panel.sig_guard_selected) as blocker:
         panel.view.clicked.emit(index)
-    filename, line, offset, function = blocker.args
-    assert filename == SEED and line == 20 and function == "f" and offset >= 0
+    assert blocker.args == [guard_row.payload]
     render(panel, "sources")
 
 
@@ -198,7 +211,7 @@ def test_graph_panel_one_item_per_node(qtbot, seed):
     panel.show_nodes(nodes, 1)
     assert len(panel.node_items) == len(nodes) == 4
     assert panel.text.toPlainText().splitlines()[1].startswith("mul = operator.mul(l_x_, 2)")
-    assert layers(nodes) == {"l_x_": 0, "mul": 1, "add": 2, "sub": 3}
+    assert layer_of(layout_nodes(nodes)) == {"l_x_": 0, "mul": 1, "add": 2, "sub": 3}
     assert len(panel.edge_items) == 3
     panel.tabs.setCurrentIndex(1)
     render(panel, "graph_growing")
@@ -264,12 +277,12 @@ def test_breakpoints_panel(qtbot):
     with qtbot.waitSignal(panel.sig_breakpoint_removed) as blocker:
         panel.remove_button.click()
     assert blocker.args == [1]
-    panel.kind_combo.setCurrentIndex(panel.kind_combo.findData(BP_GUARD_ON))
+    panel.kind_combo.setCurrentIndex(panel.kind_combo.findData("guard_on"))
     panel.text_edit.setText("G['cfg']*")
     with qtbot.waitSignal(panel.sig_breakpoint_requested) as blocker:
         panel.add_button.click()
-    assert blocker.args == [BP_GUARD_ON, "G['cfg']*"]
-    panel.kind_combo.setCurrentIndex(panel.kind_combo.findData(BP_OPCODE))
+    assert blocker.args == ["guard_on", "G['cfg']*"]
+    panel.kind_combo.setCurrentIndex(panel.kind_combo.findData("opcode"))
     panel.text_edit.setText("")
     with qtbot.assertNotEmitted(panel.sig_breakpoint_requested):
         panel.add_button.click()  # a kind that needs text does nothing without it

@@ -8,8 +8,10 @@ import time  # noqa: E402
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import QSplitter  # noqa: E402
 
+from app import theme  # noqa: E402
 from app.widgets import highlight  # noqa: E402
 from app.widgets.bytecode_view import (ACTION_BREAK_OFFSET, ACTION_BREAK_OPCODE, COL_OPNAME, NO_VALUE,  # noqa: E402
                                        BytecodeView)
@@ -346,6 +348,11 @@ def test_large_file_and_seed_render_fast(qtbot, tmp_path):
     assert time.perf_counter() - start < 2.0
 
 
+def highlight_dot_x() -> int:
+    from app.widgets.source_view import BREAKPOINT_AREA
+    return BREAKPOINT_AREA // 2 + 1
+
+
 def test_render_views_to_png(qtbot):
     """Renders the two panes as the app would show them mid-step; look at the PNGs."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -371,7 +378,20 @@ def test_render_views_to_png(qtbot):
     paths = {"source_view.png": source, "bytecode_view.png": bytecode, "source_and_bytecode.png": splitter}
     for name, widget in paths.items():
         assert widget.grab().save(str(SHOTS / name))
-        assert (SHOTS / name).stat().st_size > 5000
+    # what is drawn: the current line's background and its breakpoint dot, the current instruction's row
+    colours = theme.current()
+    editor = source.editor
+    shot = editor.viewport().grab().toImage()
+    y = editor.line_top(21) + 2
+    assert shot.pixelColor(shot.width() - 4, y) == QColor(colours.current_line_bg)
+    gutter = source.gutter.grab().toImage()
+    dot_y = editor.line_top(20) + editor.fontMetrics().height() // 2
+    assert gutter.pixelColor(highlight_dot_x(), dot_y) == QColor(colours.breakpoint)
+    table = bytecode.table
+    row = bytecode.row_of_offset(60)
+    cells = table.viewport().grab().toImage()
+    assert cells.pixelColor(table.columnViewportPosition(2) + 2, table.rowViewportPosition(row) + 2) \
+        == QColor(colours.current_line_bg)
 
 
 def test_show_code_of_a_real_rewritten_code_object(qtbot):

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QSplitter  # noqa: E402
 from pygments.styles import get_style_by_name  # noqa: E402
 
 from app import theme  # noqa: E402
-from app.models.simple_tables import RowItem, RowTreeModel  # noqa: E402
+from app.models.row_tree_model import RowItem, RowTreeModel  # noqa: E402
 from app.widgets import highlight  # noqa: E402
 from app.widgets.bytecode_view import COL_OPNAME, BytecodeView  # noqa: E402
 from app.widgets.graph_view import GraphPanel  # noqa: E402
@@ -30,9 +30,9 @@ TOUR_LINE = 50  # a line inside `step`, marked as current in the views below
 
 NODES = [
     GraphNodeView("l_x_", "placeholder", "L_x_", "", "4", "float32"),
-    GraphNodeView("mul", "call_function", "operator.mul", "l_x_, 2", "4", "float32"),
-    GraphNodeView("relu", "call_method", "relu", "mul", "4", "float32"),
-    GraphNodeView("output", "output", "output", "(relu,)"),
+    GraphNodeView("mul", "call_function", "operator.mul", "l_x_, 2", "4", "float32", inputs=("l_x_",)),
+    GraphNodeView("relu", "call_method", "relu", "mul", "4", "float32", inputs=("mul",)),
+    GraphNodeView("output", "output", "output", "(relu,)", inputs=("relu",)),
 ]
 
 
@@ -294,7 +294,14 @@ def test_render_dark_views_to_png(qtbot, dark):
     for name, widget in {"source_dark.png": source, "source_and_bytecode_dark.png": splitter,
                          "graph_dark.png": graph}.items():
         assert widget.grab().save(str(SHOTS / name))
-        assert (SHOTS / name).stat().st_size > 5000
+    # what is drawn: a dark text area, and each node box filled with its op's dark colour
+    text = source.editor.viewport().grab().toImage()
+    assert text.pixelColor(text.width() - 3, text.height() - 3).lightness() < 64
+    canvas = graph.canvas
+    image = canvas.viewport().grab().toImage()
+    for name, node in graph.node_items.items():
+        centre = canvas.mapFromScene(node.mapToScene(node.boundingRect().left() + 6, node.boundingRect().center().y()))
+        assert image.pixelColor(centre.x(), centre.y()) == QColor(dict(theme.DARK.node_colours)[node.node.op][0]), name
 
 
 def test_guard_editor_badges_and_errors_follow_the_theme(qtbot, light):

@@ -402,6 +402,13 @@ def assert_same(actual: Any, expected: Any, path: str = "out") -> None:
         assert isinstance(actual, torch.Tensor), f"{path}: expected Tensor, got {type(actual).__name__}"
         torch.testing.assert_close(actual, expected, msg=lambda m: f"{path}: {m}")
         return
+    if type(expected).__module__ == "numpy" and hasattr(expected, "dtype"):  # an ndarray or a NumPy scalar
+        assert type(actual) is type(expected), (
+            f"{path}: type {type(actual).__name__} != expected {type(expected).__name__}")
+        import numpy
+        numpy.testing.assert_allclose(actual, expected, rtol=1.3e-6, atol=1e-5, err_msg=path)
+        assert actual.dtype == expected.dtype, f"{path}: dtype {actual.dtype} != {expected.dtype}"
+        return
     if isinstance(expected, _ObjSnap):
         assert isinstance(actual, _ObjSnap) and actual.cls is expected.cls, (
             f"{path}: expected a {expected.cls.__name__} object, got {actual!r}")
@@ -441,7 +448,14 @@ def normalize_target(gm: torch.fx.GraphModule, node: torch.fx.Node) -> str:
         mod = objclass.__qualname__ if objclass is not None else "?"
     if mod == "_operator":
         mod = "operator"
+    if mod in _NUMPY_INTEROP_MODULES:  # NumPy on torch: Dynamo's wrappers and Standin's, by the op they wrap
+        mod = "numpy-on-torch"
     return f"{mod}.{name}"
+
+
+# Where each side keeps the callables its graphs call for NumPy code (`wrapped_sin`, `numpy_attr_wrapper`):
+# both name them after the NumPy function, method or operator they run through torch._numpy.
+_NUMPY_INTEROP_MODULES = {"torch._dynamo.utils", "tracer.variables.numpy"}
 
 
 # Calls Dynamo happens to put into graphs that compute nothing (constructing an
@@ -581,6 +595,16 @@ def _dynamo_code(c: Case, opt: Any) -> types.CodeType:
     forward; for a module whose forward lives in torch (nn.Sequential) Dynamo
     converts the wrapper ``external_utils.wrap_inline(forward)``."""
     if not c.is_module:
+        # a function whose code is torch's (a @torch.no_grad() wrapper): Dynamo converts the
+        # external_utils wrapper it puts around it, which calls it inline
+        fn = opt
+        for _ in range(5):
+            code = getattr(fn, "__code__", None)
+            if code is not None and code.co_filename.endswith("external_utils.py"):
+                return code
+            fn = getattr(fn, "__wrapped__", None)
+            if fn is None:
+                break
         return c.fn.__code__
     fwd = opt.__dict__.get("forward")
     for _ in range(5):  # dynamo's _fn -> wrap_inline's inner -> the bound forward
@@ -714,7 +738,15 @@ def _names_in(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
-def _output_problem(actual: CallRecord, expected: CallRecord) -> str | None:
+def _output_problem(actual: CallRecord, expected: CallRecord, raises: bool = False) -> str | None:
+    """What differs in a call's outcome; with `raises`, a call may raise: then the other side
+    must raise the same exception (type and args)."""
+    if expected.error is not None and raises:
+        if actual.error is None:
+            return f"returned {actual.output!r}, eager raised {expected.error!r}"
+        if type(actual.error) is not type(expected.error) or actual.error.args != expected.error.args:
+            return f"raised {actual.error!r}, eager raised {expected.error!r}"
+        return None
     if expected.error is not None:
         return f"eager raised {expected.error!r}"
     if actual.error is not None:
@@ -850,3 +882,37 @@ def check_case(c: Case, include_tracer: bool | None = None) -> Result:
         raise AssertionError(_format_report(c, "TRACER DIFFERS FROM DYNAMO", problems,
                                             {"tracer": tr, "dynamo": dyn}))
     return Result(eager, dyn, tr)
+
+
+def check_case_against_eager(c: Case) -> RunRecord:
+    """For a construct real Dynamo 2.13 itself gets wrong: only eager is the reference.
+
+    Per call: the output, the arguments and the state after it equal eager's; with
+    ``compiles=`` the tracer's own compile pattern ("C" a compile or recompile).
+    """
+    snap = snapshot(c)
+    eager = run_eager(c, snap)
+    tr = run_tracer(c, snap)
+    problems: list[str] = []
+    for i, (t, e) in enumerate(zip(tr.calls, eager.calls)):
+        p = _output_problem(t, e)
+        if p:
+            problems.append(f"call {i}: tracer {p}")
+        problems.extend(_state_problems(t, e, "tracer", i, c.state is not None))
+    if c.compiles is not None:
+        got = "".join("C" if t.compiled else "." for t in tr.calls)
+        if got != c.compiles:
+            problems.append(f"tracer compile pattern {got!r} != case's compiles={c.compiles!r}")
+    if problems:
+        raise AssertionError(_format_report(c, "TRACER DIFFERS FROM EAGER", problems, {"tracer": tr}))
+    return tr
+
+
+def parametrize_against_eager(registry: list):
+    """The pytest test function for cases compared with eager only (see check_case_against_eager)."""
+
+    @pytest.mark.parametrize("c", registry, ids=[c.name for c in registry])
+    def test_against_eager(c: Case) -> None:
+        check_case_against_eager(c)
+
+    return test_against_eager

@@ -24,6 +24,8 @@ The Dynamo run validates the case: outputs, stdout and state equal eager,
 every frame converted without an exception, the optional ``compiles=`` pattern
 (root frame), and ``breaks=True`` (default) requires at least one graph break
 counted by Dynamo during the run (``breaks=False``: none; ``None``: don't care).
+With ``raises=True`` a call may raise: each run must then raise what eager raises
+(type and args).
 
 Writing a case::
 
@@ -58,16 +60,18 @@ from differential import Call, Case, CountingBackend, RunRecord, call, T  # noqa
 @dataclass
 class BreakCase(Case):
     breaks: bool | None = True  # Dynamo must (True) / must not (False) graph-break; None: either
+    raises: bool = False  # a call may raise: every run must raise what eager raises
 
 
 def break_case(registry: list, *calls: Call, compiles: str | None = None, state=None,
-               breaks: bool | None = True, name: str | None = None):
+               breaks: bool | None = True, name: str | None = None, raises: bool = False):
     """Decorator: register ``fn`` (a function or, via ``name=``, anything callable
-    whose globals are the test file's) with its calls; returns fn unchanged."""
+    whose globals are the test file's) with its calls; returns fn unchanged.
+    ``raises=True``: calls may raise, and must raise in each run what they raise eagerly."""
 
     def deco(fn):
         registry.append(BreakCase(fn=fn, calls=list(calls), compiles=compiles, state=state,
-                                  case_name=name, breaks=breaks))
+                                  case_name=name, breaks=breaks, raises=raises))
         return fn
 
     return deco
@@ -296,7 +300,7 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
 
     invalid = list(dyn.problems)
     for i, (d, e) in enumerate(zip(dyn.calls, eager.calls)):
-        p = D._output_problem(d, e)
+        p = D._output_problem(d, e, c.raises)
         if p:
             invalid.append(f"call {i}: Dynamo {p}")
         invalid.extend(_stdout_problem(d, e, "Dynamo", i))
@@ -313,7 +317,7 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
     tr = run_tracer(c, snap)
     problems: list[str] = []
     for i, (t, d, e) in enumerate(zip(tr.calls, dyn.calls, eager.calls)):
-        p = D._output_problem(t, e)
+        p = D._output_problem(t, e, c.raises)
         if p:
             problems.append(f"call {i}: tracer {p}")
         problems.extend(_stdout_problem(t, e, "tracer", i))

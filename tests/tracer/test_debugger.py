@@ -61,9 +61,23 @@ def test_every_instruction_is_a_snapshot_with_frames_stack_and_locals(timeline):
 
 
 def test_unchanged_values_share_their_views(timeline):
-    first, second = timeline.snapshots[20], timeline.snapshots[21]
-    common = set(first.frame.locals) & set(second.frame.locals)
-    assert all(a[1] is b[1] for a in first.frame.locals for b in second.frame.locals if a[0] == b[0]) or not common
+    snaps = timeline.snapshots
+    same_frame = [(a, b) for a, b in zip(snaps, snaps[1:]) if (a.frame.function, a.depth) == (b.frame.function, b.depth)]
+    assert len(same_frame) > 10
+    shared = 0
+    for first, second in same_frame:
+        before, after = dict(first.frame.locals), dict(second.frame.locals)
+        stored = first.frame.argrepr if first.frame.opname == "STORE_FAST" else None
+        for name in before.keys() & after.keys():
+            if name != stored and not (before[name].lazy and not after[name].lazy):  # neither stored nor realized
+                assert before[name] is after[name], (first.step, name)  # untouched: the very same view
+                shared += 1
+    assert shared > 20
+    stores = [(a, b) for a, b in same_frame if a.frame.opname == "STORE_FAST"]
+    assert stores
+    for first, second in stores:  # a stored local is a new view
+        name = first.frame.argrepr
+        assert dict(second.frame.locals)[name] is not dict(first.frame.locals).get(name)
 
 
 def test_forwards_then_backwards_visits_the_same_snapshots(timeline):
@@ -143,14 +157,50 @@ def test_graph_break_condition_and_restart_attempts():
     opt = tracer.compile(f)
     recorder = record(opt)
     opt(torch.ones(2))
-    first = recorder.timelines[0]
-    assert first.attempt == 1 and "restarting" in first.outcome
-    assert [t.attempt for t in recorder.timelines[:2]] == [1, 2]
-    nav = Navigator(first, [graph_break()])
-    assert any(e.kind == "graph_break" for e in first.events)
+    first, second = recorder.timelines[:2]
+    assert (first.attempt, second.attempt) == (1, 2) and "restarting" in first.outcome
+    print_line = f.__code__.co_firstlineno + 2
+    for timeline in (first, second):
+        bp = graph_break()
+        nav = Navigator(timeline, [bp])
+        stop = timeline.snapshots[nav.continue_()]
+        # it stops on the instruction that breaks the graph (the call of print), once
+        assert (stop.frame.opname, stop.frame.line) == ("CALL", print_line)
+        assert stop.event.startswith("graph break: print()")
+        assert bp.hits == 1
+        assert [s.step for s in timeline.snapshots if s.event] == [stop.step]
+        assert [e.step for e in timeline.events if e.kind == "graph_break"] == [stop.step]
+        logpoint = graph_break()
+        logpoint.log_message = "{opname} at line {line}"
+        nav = Navigator(timeline, [logpoint])
+        nav.continue_()
+        assert nav.log == [f"CALL at line {print_line}"]
     resumed = [t for t in recorder.timelines if t.frame.startswith("torch_dynamo_resume")]
-    assert resumed, "the resume function's trace is recorded too"
-    assert nav.continue_() == len(first) - 1 or first.snapshots[nav.position].event
+    assert resumed and not any(s.event for s in resumed[0].snapshots), "the resume's trace starts clean"
+
+
+def _helper_that_breaks(x):
+    x = x * 2
+    print("inside")
+    return x
+
+
+def test_graph_break_condition_stops_inside_the_inlined_helper_then_at_its_call():
+    def f(x):
+        return _helper_that_breaks(x + 1) - 1
+
+    opt = tracer.compile(f)
+    recorder = record(opt)
+    opt(torch.ones(2))
+    first, second = recorder.timelines[:2]
+    stops = []
+    for timeline in (first, second):
+        nav = Navigator(timeline, [graph_break()])
+        stops.append(timeline.snapshots[nav.continue_()])
+    # the first attempt raised inside the helper; the restart stops before calling it
+    assert (stops[0].frame.function, stops[0].depth) == ("_helper_that_breaks", 1)
+    assert (stops[1].frame.function, stops[1].frame.opname, stops[1].depth) == ("f", "CALL", 0)
+    assert all(s.event.startswith("graph break: print()") for s in stops)
 
 
 def test_a_trace_of_100k_instructions_fits_in_memory():
@@ -222,3 +272,55 @@ def test_no_recorder_means_no_hook_calls():
     opt = tracer.compile(top)
     assert opt.hook is None
     opt(torch.ones(3), 1)
+
+
+def test_a_disabled_breakpoint_never_stops_nor_counts(timeline):
+    enabled = OpcodeBreakpoint("BINARY_OP")
+    stop = Navigator(timeline, [enabled]).continue_()
+    assert timeline.snapshots[stop].frame.opname == "BINARY_OP" and enabled.hits == 1
+    disabled = OpcodeBreakpoint("BINARY_OP", enabled=False)
+    nav = Navigator(timeline, [disabled])
+    assert nav.continue_() == len(timeline) - 1 and disabled.hits == 0
+    assert nav.reverse_continue() == 0 and disabled.hits == 0
+    logpoint = OpcodeBreakpoint("BINARY_OP", enabled=False, log_message="{opname}")
+    nav = Navigator(timeline, [logpoint])
+    nav.continue_()
+    assert nav.log == [] and logpoint.hits == 0
+
+
+@pytest.mark.parametrize("kind, text, expected", [
+    ("opcode", "CALL", OpcodeBreakpoint("CALL")),
+    ("line", "/tmp/s.py:7", LineBreakpoint(filename="/tmp/s.py", line=7)),
+    ("line", "7", LineBreakpoint(filename="/work/script.py", line=7)),
+    ("offset", "forward:28", OffsetBreakpoint(function="forward", offset=28)),
+    ("top_is_tensor", "", top_is_tensor()),
+    ("guard_on", "G['cfg']*", guard_installed_on("G['cfg']*")),
+    ("graph_break", "", graph_break()),
+    ("depth", "2", depth_exceeds(2)),
+])
+def test_each_breakpoint_kind_round_trips_through_its_spec(kind, text, expected):
+    from tracer.debug import Breakpoint
+    made = Breakpoint.from_spec(kind, text, script="/work/script.py")
+    assert made == expected and made.kind == kind
+    again = Breakpoint.from_spec(*made.to_spec())
+    assert again == made and again.describe() == expected.describe()
+
+
+@pytest.mark.parametrize("kind, text, says", [
+    ("opcode", "call", "an opcode name such as CALL"), ("line", "x:y", "FILE:LINE or LINE"),
+    ("line", "0", "FILE:LINE or LINE"), ("offset", "28", "FUNCTION:OFFSET"), ("depth", "two", "whole number"),
+    ("bogus", "", "unknown breakpoint kind 'bogus'"),
+])
+def test_a_spec_that_does_not_parse_says_why(kind, text, says):
+    from tracer.debug import Breakpoint
+    with pytest.raises(ValueError, match=says):
+        Breakpoint.from_spec(kind, text, script="/work/script.py")
+
+
+def test_the_kinds_a_person_picks_from_are_the_kinds_a_spec_names():
+    from tracer.debug import KINDS, Breakpoint
+    assert [k.id for k in KINDS] == ["opcode", "line", "offset", "top_is_tensor", "guard_on", "graph_break",
+                                     "exception_handled", "depth"]
+    for kind in KINDS:
+        assert Breakpoint.from_spec(kind.id, "CALL" if kind.id == "opcode" else "f:2" if kind.id == "offset"
+                                    else "3", script="/s.py").kind == kind.id

@@ -262,7 +262,7 @@ def test_cli_export_failing_script_exits_1_and_still_writes(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "ValueError: boom" in err and "writing" in err and "partial" in err
     report = json.loads((out / "report.json").read_text())
-    assert report["status"] == {"ok": False, "error": "ValueError: boom"}
+    assert report["status"] == {"ok": False, "error": "ValueError: boom", "exit_status": None, "exit_how": None}
     assert report["summary"]["graphs"] == 1 and "argv ['--flag', '3']" in report["stdout"]
     assert (out / "h" / "0_0" / "graph_0.py").is_file() or any(out.glob("h/*/graph_0.py"))
 

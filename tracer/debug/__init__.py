@@ -1,13 +1,17 @@
 """The headless debugger: a step hook, recorded timelines, navigation, breakpoints, sessions."""
-from .breakpoints import (Breakpoint, ConditionBreakpoint, LineBreakpoint, OffsetBreakpoint, OpcodeBreakpoint,
-                          depth_exceeds, exception_handled, graph_break, guard_installed_on, top_is_tensor)
+from .breakpoints import (KINDS, Breakpoint, BreakpointKind, ConditionBreakpoint, DepthBreakpoint,
+                          ExceptionHandledBreakpoint, GraphBreakBreakpoint, GuardInstalledBreakpoint, LineBreakpoint,
+                          OffsetBreakpoint, OpcodeBreakpoint, TopIsTensorBreakpoint, depth_exceeds, exception_handled,
+                          graph_break, guard_installed_on, top_is_tensor)
 from .navigation import Navigator
 from .recorder import Recorder, record
 from .timeline import Timeline, TimelineEvent
-from .session import CallOutcome, Session
+from .session import CallOutcome, ScriptError, Session
 from .views import FrameView, GraphNodeView, Snapshot, TrackerView
 
-__all__ = ["Breakpoint", "ConditionBreakpoint", "LineBreakpoint", "OffsetBreakpoint", "OpcodeBreakpoint",
-           "depth_exceeds", "exception_handled", "graph_break", "guard_installed_on", "top_is_tensor", "Navigator",
-           "Recorder", "Timeline", "TimelineEvent", "record", "CallOutcome", "Session", "FrameView", "GraphNodeView",
-           "Snapshot", "TrackerView"]
+__all__ = ["KINDS", "Breakpoint", "BreakpointKind", "ConditionBreakpoint", "DepthBreakpoint",
+           "ExceptionHandledBreakpoint", "GraphBreakBreakpoint", "GuardInstalledBreakpoint", "LineBreakpoint",
+           "OffsetBreakpoint", "OpcodeBreakpoint", "TopIsTensorBreakpoint", "depth_exceeds", "exception_handled",
+           "graph_break", "guard_installed_on", "top_is_tensor", "Navigator", "Recorder", "Timeline",
+           "TimelineEvent", "record", "CallOutcome", "ScriptError", "Session", "FrameView", "GraphNodeView", "Snapshot",
+           "TrackerView"]

@@ -33,12 +33,14 @@ class Recorder:
         self._current = Timeline(frame_name, compile_id, attempt, make_snapshot=self._make_snapshot)
         self.timelines.append(self._current)
         self._tracks.clear()
+        self._pending_event = None  # an event of the previous trace never lands on this one's first step
 
     def on_trace_end(self, outcome: str) -> None:
         if self._current is not None:
             self._current.outcome = outcome
             self._event("end", outcome)
         self._current = None
+        self._pending_event = None
         self._tracks.clear()  # the trace's translators can go
 
     # ---- translator callbacks -----------------------------------------------------------
@@ -104,8 +106,21 @@ class Recorder:
         self._pending_event = f"exception: {text}"
 
     def on_graph_break(self, reason: str) -> None:
-        self._event("graph_break", reason)
-        self._pending_event = f"graph break: {reason}"
+        """The graph breaks at the instruction of the step recorded last: that step carries the event.
+
+        (In a first attempt the instruction raised while it ran; in the restart the trace
+        stopped before it, and the translator recorded it as its last step.)
+        """
+        timeline = self._current
+        if timeline is None:
+            return
+        if not timeline.steps:  # nothing ran: the event belongs to the trace, no step shows it
+            self._event("graph_break", reason)
+            return
+        timeline.events.append(TimelineEvent(len(timeline.steps) - 1, "graph_break", reason))
+        *raw, event = timeline.steps[-1]
+        text = f"graph break: {reason}"
+        timeline.steps[-1] = (*raw, text if event is None else f"{event}\n{text}")
 
     def _event(self, kind: str, text: str) -> None:
         timeline = self._current

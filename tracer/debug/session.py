@@ -16,10 +16,11 @@ import io
 import os
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 
-from ..eval_frame import CompiledFunction
-from ..exc import ScriptStopped, UserError
+from ..eval_frame import CompiledFunction, FrameNumbers, numbered_by
+from ..exc import ScriptExit, ScriptStopped, UserError
 from ..guards.whatif import Prediction, StateEditor, predict
 from ..script import run_script
 from .recorder import Recorder, record
@@ -48,15 +49,47 @@ class CallOutcome:
         return f"{self.function}: cache hit on [{self.hit}]"
 
 
+@dataclass(frozen=True)
+class ScriptError:
+    """Where the user's script failed: the innermost line of the user's own files, and the traceback."""
+
+    filename: str
+    line: int | None
+    traceback: str  # the script's frames only (Standin's and runpy's are left out)
+
+
+_OWN_DIRS = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))),)  # tracer/
+
+
+def _script_error(error: BaseException, script: str) -> ScriptError:
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith(_OWN_DIRS) and "runpy" not in os.path.basename(f.filename)]
+    if isinstance(error, SyntaxError) and error.filename:
+        filename, line = os.path.abspath(error.filename), error.lineno
+    else:
+        mine = [f for f in frames if os.path.abspath(f.filename) == script] or frames
+        filename, line = (os.path.abspath(mine[-1].filename), mine[-1].lineno) if mine else (script, None)
+    text = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(error), error))
+    return ScriptError(filename, line, text)
+
+
 class Session:
-    def __init__(self, path: str, argv: list[str] | None = None):
+    def __init__(self, path: str, argv: list[str] | None = None, *, present=None):
+        """`present(compiled, fn)`: what torch.compile hands the script (default: the CompiledFunction)."""
+        if os.path.isdir(path):
+            raise UserError(f"{path} is a directory, not a script")
         if not os.path.isfile(path):
             raise UserError(f"no such script: {path}")
         self.path = os.path.abspath(path)
         self.argv = list(argv or [])
+        self.present = present
+        self.exit_status: int | None = None  # the status of the script's sys.exit(n) / os._exit(n)
+        self.exit_how: str | None = None  # which of the two, and where: "os._exit(3) at train.py:12"
         self.recorder = Recorder()
         self.functions: list[CompiledFunction] = []
         self.error: str | None = None
+        self.error_at: ScriptError | None = None  # where it failed, with the line and the traceback
+        self.frame_numbers = FrameNumbers()  # [0/0] is this script's first frame, as in a fresh process
         self._editors: dict[int, StateEditor] = {}
         self._stdout = io.StringIO()
         self._thread: threading.Thread | None = None
@@ -147,20 +180,22 @@ class Session:
 
         self._started = self._started or time.monotonic()
         try:
-            with contextlib.redirect_stdout(self._stdout):
+            with contextlib.redirect_stdout(self._stdout), numbered_by(self.frame_numbers):
                 with self._lock:
                     self._in_script = True
                 try:
-                    run_script(self.path, self.argv, on_compiled=on_compiled)
+                    run_script(self.path, self.argv, on_compiled=on_compiled, present=self.present)
                 finally:
                     with self._lock:
                         self._in_script = False
-        except SystemExit:
-            pass
-        except ScriptStopped:
+        except ScriptExit as exit_:
+            self.exit_status, self.exit_how = exit_.status, exit_.how
+        except ScriptStopped as error:
             self.error = self._stopped_message()
+            self.error_at = _script_error(error, self.path)
         except BaseException as error:  # the user's script failed: keep what ran
             self.error = f"{type(error).__name__}: {error}"
+            self.error_at = _script_error(error, self.path)
         finally:
             self._finished.set()
 
@@ -225,7 +260,7 @@ class Session:
         outcome = CallOutcome(function.fn.__qualname__)
         buffer = io.StringIO()
         try:
-            with contextlib.redirect_stdout(buffer):
+            with contextlib.redirect_stdout(buffer), numbered_by(self.frame_numbers):
                 outcome.result = function(*args, **kwargs)
         except Exception as error:  # the user's code raised: report it, keep the session
             outcome.error = f"{type(error).__name__}: {error}"

@@ -65,10 +65,11 @@ class GraphNodeView:
     name: str
     op: str
     target: str
-    args: str
+    args: str  # positional then keyword arguments, as the graph's code writes them: "truediv, dim=-1"
     shape: str | None = None
     dtype: str | None = None
     stack_trace: str = ""
+    inputs: tuple = ()  # names of the nodes it reads, in order (the edges of the drawing)
 
 
 def node_view(node: torch.fx.Node) -> GraphNodeView:
@@ -79,9 +80,14 @@ def node_view(node: torch.fx.Node) -> GraphNodeView:
         dtype = str(example.dtype).replace("torch.", "")
     target = node.target if isinstance(node.target, str) else \
         f"{getattr(node.target, '__module__', '') or ''}.{getattr(node.target, '__name__', node.target)}"
+    arguments = [str(a) for a in node.args] + [f"{key}={value}" for key, value in node.kwargs.items()]
     return GraphNodeView(node.name, node.op, target.replace("_operator.", "operator."),
-                         ", ".join(str(a) for a in node.args)[:120], shape, dtype,
-                         node.meta.get("stack_trace", ""))
+                         _clip(", ".join(arguments)), shape, dtype, node.meta.get("stack_trace", ""),
+                         tuple(n.name for n in node.all_input_nodes))
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 __all__ = ["TrackerView", "FrameView", "Snapshot", "GraphNodeView", "node_view"]

@@ -7,6 +7,7 @@ has run (see `standin export`):
     OUT/report.json                      schema "standin.report/1" (resources/schemas/)
     OUT/explain.txt                      the terminal summary `standin explain` prints
     OUT/stdout.txt                       what the script printed
+    OUT/compare.txt                      with a comparison: what `standin compare` prints
     OUT/<frame>/<compile_id>/            one folder per cache entry ("0/1" is written 0_1)
         graph_<i>.py                     runnable FX code: class Graph(torch.nn.Module)
         graph_<i>.dot                    Graphviz DOT
@@ -41,12 +42,15 @@ class ExportResult:
     files: list[str] = field(default_factory=list)  # paths relative to out_dir, in writing order
 
 
-def planned_files(report: dict) -> list[tuple[str, str]]:
+def planned_files(report: dict, comparison=None) -> list[tuple[str, str]]:
     """(relative path, text) for everything derived from the report alone."""
     files = [("report.json", json.dumps(report, indent=2, default=str) + "\n"),
              ("report.html", render_html(report)),
              ("explain.txt", explain_text(report)),
              ("stdout.txt", report["stdout"])]
+    if comparison is not None:
+        from ..compare import comparison_text
+        files.append(("compare.txt", comparison_text(comparison)))
     for frame in report["frames"]:
         for entry in frame["entries"]:
             edir = entry["dir"]
@@ -63,11 +67,12 @@ def planned_files(report: dict) -> list[tuple[str, str]]:
     return files
 
 
-def export_session(session, out_dir: str, progress=None) -> ExportResult:
-    """Write every export of a run session into out_dir (created if missing)."""
+def export_session(session, out_dir: str, progress=None, comparison=None) -> ExportResult:
+    """Write every export of a run session into out_dir (created if missing); with a Comparison of
+    the run against real Dynamo, report.html and report.json hold it and compare.txt prints it."""
     say = progress or (lambda message: None)
-    report = build_report(session)
-    files = planned_files(report)
+    report = build_report(session, comparison)
+    files = planned_files(report, comparison)
     # the guard reports come from the engine's own writers, per cache entry
     for frame in all_frames(session):
         frame_dir = safe_name(frame.code.co_name)

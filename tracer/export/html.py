@@ -67,6 +67,10 @@ details { margin: 6px 0; } summary { cursor:pointer; color:#334155; font-weight:
 .cols { display:grid; grid-template-columns: 1fr 1fr; gap:12px; }
 .cols > div { min-width:0; }
 ul.plain { margin:0; padding-left:18px; }
+table.guards { table-layout: fixed; }
+table.guards td { overflow-wrap: anywhere; word-break: break-word; }
+table.guards th:nth-child(1) { width: 24%; } table.guards th:nth-child(2) { width: 12%; }
+table.guards th:nth-child(3) { width: 38%; } table.guards th:nth-child(4) { width: 14%; }
 """
 
 
@@ -222,14 +226,57 @@ def _frames(report: dict) -> str:
     return "".join(parts)
 
 
+def _aspect_rows(title: str, same: bool, aspects: list[dict]) -> str:
+    badge = '<span class="badge ok">same</span>' if same else '<span class="badge bad">differs</span>'
+    shown = [a for a in aspects if a["name"] in ("frame", "call", "compiles", "graphs", "breaks", "output")]
+    standin = e(", ".join(a["standin"] for a in shown))
+    dynamo = e(", ".join(a["dynamo"] for a in shown))
+    details = "".join(f'<li><b>{e(a["name"])}</b>: {"<br>".join(f"<pre>{e(d)}</pre>" for d in a["details"])}</li>'
+                      for a in aspects if not a["same"])
+    return (f'<tr><td>{badge}</td><td class="mono">{e(title)}</td><td>{standin}</td><td>{dynamo}</td></tr>'
+            + (f'<tr><td></td><td colspan="3"><ul class="details">{details}</ul></td></tr>' if details else ""))
+
+
+def _comparison(report: dict) -> str:
+    """The comparison with real Dynamo (`standin export --compare`): one row per frame and per call."""
+    comparison = report.get("comparison")
+    if comparison is None:
+        return ""
+    status = comparison["status"]
+    rows = [_aspect_rows("the script run", status["same"], [{**status, "name": "frame"}])]
+    rows += [_aspect_rows(f'{f["name"]} ({os.path.basename(f["file"])}:{f["first_line"]})', f["same"], f["aspects"])
+             for f in comparison["frames"]]
+    rows += [_aspect_rows(f'{c["function"]} call {c["index"]}', c["same"], c["aspects"]) for c in comparison["calls"]]
+    verdict = ('<span class="badge ok">Standin and Dynamo agree</span>' if comparison["agree"]
+               else '<span class="badge bad">Standin and Dynamo differ</span>')
+    ignored = "".join(f'<p class="muted">Not compared (documented differences): {e(why)}.</p>'
+                      for why in comparison["not_compared"])
+    return (f'<section id="comparison"><h2>Comparison with torch.compile {verdict}</h2>'
+            f'<p class="muted">The same script under real Dynamo (torch {e(comparison["dynamo"]["version"])}, '
+            'a recording backend), frame by frame; each engine in its own words.</p>'
+            '<table><tr><th></th><th>Frame or call</th><th>Standin</th><th>Dynamo</th></tr>'
+            + "".join(rows) + "</table>" + ignored + "</section>")
+
+
+def _status(status: dict) -> tuple[str, str]:
+    """(the badge beside the summary, the alert under it) for how the script ended."""
+    if status["error"]:
+        return ('<span class="badge bad">script raised</span>',
+                f'<p class="alert">The script raised <span class="mono">{e(status["error"])}</span>; '
+                'this report shows what ran before that.</p>')
+    if status.get("exit_how"):
+        badge = "ok" if status["ok"] else "bad"
+        return (f'<span class="badge {badge}">exited with status {e(status["exit_status"])}</span>',
+                f'<p class="alert">The script ended itself with <span class="mono">{e(status["exit_how"])}</span>; '
+                'this report shows what ran before that.</p>')
+    return '<span class="badge ok">ran to completion</span>', ""
+
+
 def render_html(report: dict) -> str:
     """The whole page as a string."""
     s = report["summary"]
     name = report["script"]["name"]
-    status = ('<span class="badge ok">ran to completion</span>' if report["status"]["ok"]
-              else '<span class="badge bad">script raised</span>')
-    error = (f'<p class="alert">The script raised <span class="mono">{e(report["status"]["error"])}</span>; '
-             'this report shows what ran before that.</p>' if not report["status"]["ok"] else "")
+    status, error = _status(report["status"])
     cards = "".join([
         _card(s["frames"], "compiled frames"), _card(s["cache_entries"], "cache entries"),
         _card(s["graphs"], "graphs"), _card(s["ops"], "ops"), _card(s["guards"], "guards"),
@@ -242,10 +289,11 @@ def render_html(report: dict) -> str:
         f'<div class="meta">{e(report["script"]["path"])} · {e(report["generator"])} · '
         f'schema {e(report["schema"])}</div></header>',
         '<nav><a href="#summary">Summary</a><a href="#source">Source</a><a href="#graph-breaks">Graph breaks</a>'
-        '<a href="#recompiles">Recompiles</a><a href="#frames">Frames</a><a href="#stdout">Output</a></nav>',
+        '<a href="#recompiles">Recompiles</a><a href="#frames">Frames</a><a href="#stdout">Output</a>'
+        + ('<a href="#comparison">Compare</a>' if "comparison" in report else "") + '</nav>',
         "<main>",
         f'<section id="summary"><h2>Summary {status}</h2>{error}<div class="cards">{cards}</div></section>',
-        _source(report), _breaks(report), _history(report), _frames(report),
+        _comparison(report), _source(report), _breaks(report), _history(report), _frames(report),
         '<section id="stdout"><h2>Script output</h2>'
         + (f"<pre>{e(stdout)}</pre>" if stdout else '<p class="muted">The script printed nothing.</p>')
         + "</section>",

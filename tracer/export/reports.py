@@ -14,7 +14,8 @@ resources/schemas/standin.report.schema.json):
       "schema": "standin.report/1",
       "generator": "standin 0.1.0",
       "script": {"path": "/abs/script.py", "name": "script.py", "source": "...", "argv": [...]},
-      "status": {"ok": true, "error": null},      # error: "ValueError: ..." when the script raised
+      "status": {"ok": true, "error": null,       # error: "ValueError: ..." when the script raised
+                 "exit_status": null, "exit_how": null},  # 3, "sys.exit(3)" when the script exited itself
       "stdout": "...",
       "summary": {"frames": 1, "cache_entries": 2, "graphs": 2, "ops": 8, "guards": 12,
                   "graph_breaks": 0, "recompiles": 1, "eager_entries": 0},
@@ -36,7 +37,8 @@ resources/schemas/standin.report.schema.json):
          ]}
       ],
       "graph_breaks": [{"frame", "compile_id", "reason", "location", "user_stack"}],
-      "recompiles": [{"frame", "compile_id", "reason"}]
+      "recompiles": [{"frame", "compile_id", "reason"}],
+      "comparison": {...}     # only with `standin export --compare`: schema standin.compare/1 (tracer.compare)
     }
 
 A <location> is {"file", "line", "function", "offset", "opname"}.
@@ -136,8 +138,18 @@ def graph_title(frame, entry, index: int) -> str:
             f"from {frame.code.co_filename}:{frame.code.co_firstlineno}")
 
 
-def build_report(session) -> dict:
-    """The standin.report/1 document for a session that has run (see the module docstring)."""
+def status_json(session) -> dict:
+    """How the script ended: ok (finished, status 0), the error it raised, or the status it exited with."""
+    exit_status = getattr(session, "exit_status", None)
+    return {"ok": session.error is None and not exit_status, "error": session.error,
+            "exit_status": exit_status, "exit_how": getattr(session, "exit_how", None)}
+
+
+def build_report(session, comparison=None) -> dict:
+    """The standin.report/1 document for a session that has run (see the module docstring).
+
+    With a `tracer.compare.Comparison` of this run against real Dynamo, the report holds it too.
+    """
     try:
         with open(session.path, encoding="utf-8", errors="replace") as handle:
             source = handle.read()
@@ -166,12 +178,12 @@ def build_report(session) -> dict:
                 recompiles.append({"frame": name, "compile_id": event["compile_id"], "reason": event["reason"]})
     entries = [e for f in frames_json for e in f["entries"]]
     graphs = [g for e in entries for g in e["graphs"]]
-    return {
+    report = {
         "schema": SCHEMA,
         "generator": f"standin {_version()}",
         "script": {"path": session.path, "name": os.path.basename(session.path), "source": source,
                    "argv": list(session.argv)},
-        "status": {"ok": session.error is None, "error": session.error},
+        "status": status_json(session),
         "stdout": session.stdout,
         "summary": {
             "frames": len(frames_json), "cache_entries": len(entries), "graphs": len(graphs),
@@ -183,6 +195,10 @@ def build_report(session) -> dict:
         "graph_breaks": breaks,
         "recompiles": recompiles,
     }
+    if comparison is not None:
+        from ..compare import comparison_json
+        report["comparison"] = comparison_json(comparison)
+    return report
 
 
 # ---- the terminal summary (`standin explain`) --------------------------------------------------
@@ -214,8 +230,11 @@ def explain_text(report: dict) -> str:
            f"{_plural(s['cache_entries'], 'cache entry').replace('entrys', 'entries')}, "
            f"{_plural(s['graphs'], 'graph')} ({_plural(s['ops'], 'op')}), "
            f"{_plural(s['graph_breaks'], 'graph break')}, {_plural(s['recompiles'], 'recompile')}"]
-    if not report["status"]["ok"]:
-        out.append(f"The script raised {report['status']['error']} (what ran before that is below).")
+    status = report["status"]
+    if status["error"]:
+        out.append(f"The script raised {status['error']} (what ran before that is below).")
+    elif status.get("exit_how"):
+        out.append(f"The script exited with status {status['exit_status']}: {status['exit_how']}.")
     for frame in report["frames"]:
         parent = f", resumes/called from {frame['parent']}" if frame["parent"] else ""
         where = os.path.basename(frame["file"]) if frame["file"] == base else frame["file"]

@@ -1,10 +1,8 @@
 """A graph as SVG, laid out here: no Graphviz, nothing to install, works on a fresh machine.
 
-The layout is the classic layered one, kept small: a node's layer is one
-more than the deepest of its inputs (placeholders on top, the output at the
-bottom), nodes keep graph order within a layer after one barycenter pass
-to cut crossings, and edges are cubic curves from a node's bottom edge to
-its consumer's top edge. Text uses a monospace font so widths can be
+Nodes sit in the layers `layout.py` computes (the app's drawing uses the
+same), and edges are cubic curves from a node's bottom edge to its
+consumer's top edge. Text uses a monospace font so widths can be
 computed without measuring. Every string is XML-escaped.
 """
 from __future__ import annotations
@@ -12,6 +10,8 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from .graphs import node_label
+from .layout import LayoutNode
+from .layout import layers as layered
 
 FONT_SIZE = 12
 CHAR_W = FONT_SIZE * 0.6  # monospace advance
@@ -36,20 +36,11 @@ def _clip(text: str) -> str:
 
 
 def layout(description: dict) -> dict:
-    """{name: (x, y, w, h)} plus the canvas size, for a described graph."""
+    """{name: (x, y, w, h)} plus the canvas size, for a described graph (layers from layout.py)."""
     nodes = description["nodes"]
-    order = {n["name"]: i for i, n in enumerate(nodes)}
-    rank: dict[str, int] = {}
-    for node in nodes:  # FX graphs are topologically ordered
-        inputs = [rank[i] for i in node["inputs"] if i in rank]
-        rank[node["name"]] = 0 if node["op"] == "placeholder" or not inputs else max(inputs) + 1
-    deepest = max(rank.values(), default=0)
-    for node in nodes:  # the output sits alone at the bottom
-        if node["op"] == "output":
-            rank[node["name"]] = max(deepest, 1) if len(nodes) > 1 else 0
-    layers: dict[int, list[dict]] = {}
-    for node in nodes:
-        layers.setdefault(rank[node["name"]], []).append(node)
+    by_name = {n["name"]: n for n in nodes}
+    rows = layered([LayoutNode(n["name"], n["op"], n["inputs"]) for n in nodes])
+    layers = {r: [by_name[name] for name in row] for r, row in enumerate(rows)}
 
     sizes = {}
     for node in nodes:
@@ -57,18 +48,6 @@ def layout(description: dict) -> dict:
         width = max(len(_clip(title)), len(_clip(detail))) * CHAR_W + 2 * PAD_X
         height = LINE_H * (2 if detail else 1) + 2 * PAD_Y
         sizes[node["name"]] = (max(width, 60.0), float(height))
-
-    # one barycenter pass, top down: order a layer by the mean position of its inputs
-    position: dict[str, float] = {}
-    for r in sorted(layers):
-        layer = layers[r]
-        if r > 0:
-            def key(node, layer=layer):
-                xs = [position[i] for i in node["inputs"] if i in position]
-                return (sum(xs) / len(xs) if xs else float("inf"), order[node["name"]])
-            layer.sort(key=key)
-        for i, node in enumerate(layer):
-            position[node["name"]] = i
 
     row_widths = {r: sum(sizes[n["name"]][0] for n in layer) + GAP_X * (len(layer) - 1)
                   for r, layer in layers.items()}

@@ -2,14 +2,21 @@
 
 Each guard knows its source, its kind, the expression Dynamo would print for
 it, the value it expects, and where it came from: the instruction that
-installed it and the VariableTracker that was being built.  `check_one` is the
-plain, slow evaluation every other form is measured against.
+installed it and the VariableTracker that was being built.
+
+Each kind is defined once, in `KINDS`: its expression text, its check as
+Python over the guarded value, how the actual and the expected values print,
+and the torch native guard that answers the same question (`native`, used by
+`guards/native.py`; a kind without one is checked there by its Python test).
+`check_one` is the plain, slow evaluation every other form is measured against.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import torch
+from torch._C._dynamo.guards import GlobalStateGuard
 
 from ..source import Source
 
@@ -32,7 +39,7 @@ class InstalledAt:
 
 @dataclass(frozen=True)
 class TensorMeta:
-    """What TENSOR_MATCH compares."""
+    """What TENSOR_MATCH compares (the dispatch keys only natively, as Dynamo's tensor check does)."""
 
     type: type
     dtype: torch.dtype
@@ -40,10 +47,12 @@ class TensorMeta:
     requires_grad: bool
     size: tuple[int, ...]
     stride: tuple[int, ...]
+    dispatch_keys: object = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, t: torch.Tensor) -> "TensorMeta":
-        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()), tuple(t.stride()))
+        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()), tuple(t.stride()),
+                   torch._C._dispatch_keys(t))
 
 
 @dataclass(frozen=True)
@@ -61,35 +70,8 @@ class Guard:
     @property
     def expr(self) -> str:
         """The guard as Dynamo's TORCH_LOGS=guards prints it."""
-        name = self.source_name
-        if self.kind == "TENSOR_MATCH":
-            m = self.expected
-            return (
-                f"check_tensor({name}, {m.type.__name__}, {m.dtype}, device={m.device.index}, "
-                f"requires_grad={m.requires_grad}, size={list(m.size)}, stride={list(m.stride)})"
-            )
-        if self.kind == "TYPE_MATCH":
-            return f"___check_type_id({name}, {id(self.expected)}), type={self.expected}"
-        if self.kind == "ID_MATCH":
-            return f"___check_obj_id({name}, {id(self.expected)}), value={_short(self.expected)}"
-        if self.kind == "EQUALS_MATCH":
-            return f"{name} == {self.expected!r}"
-        if self.kind == "NONE_MATCH":
-            return f"{name} is None"
-        if self.kind in ("TRUE_MATCH", "FALSE_MATCH"):
-            return f"{name} == {self.kind == 'TRUE_MATCH'}"
-        if self.kind == "DICT_CONTAINS":
-            key, present = self.expected
-            return f"{'' if present else 'not '}___dict_contains({key!r}, {name})"
-        if self.kind == "LENGTH_CHECK":
-            return f"len({name}) == {self.expected}"
-        if self.kind == "TUPLE_ITERATOR_LEN":
-            return f"___tuple_iterator_len({name}) == {self.expected}"
-        if self.kind == "DICT_KEYS_MATCH":
-            return f"list({name}.keys()) == {list(self.expected)!r}"
-        if self.kind == "GLOBAL_STATE":
-            return f"___check_global_state() against {dict(self.expected)}"
-        return f"{self.kind}({name})"
+        kind = KINDS.get(self.kind)
+        return kind.expr(self.source_name, self.expected) if kind else f"{self.kind}({self.source_name})"
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.expr}"
@@ -100,8 +82,10 @@ def _short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-# The process-wide switches that change what a graph computes, each with its C reader.
-# Every value is a singleton (a bool or a dtype), so the compiled check compares with `is`.
+# ---- global state -------------------------------------------------------------------------------
+
+# The process-wide switches that change what a graph computes, each with its C reader (named in
+# reports).  Every value is a singleton (a bool or a dtype).
 GLOBAL_STATE_READERS = (
     ("grad_mode", torch.is_grad_enabled),
     ("default_dtype", torch.get_default_dtype),
@@ -111,51 +95,159 @@ GLOBAL_STATE_READERS = (
 )
 
 
-def global_state() -> tuple[tuple[str, object], ...]:
-    """The process-wide switches that change what a graph computes, as (name, value) pairs."""
-    return tuple((name, read()) for name, read in GLOBAL_STATE_READERS)
+class GlobalState(tuple):
+    """The switches as (name, value) pairs, and torch's native snapshot of the same moment
+    (`GlobalStateGuard`: these switches and the others Dynamo's guard covers — thread count,
+    TF32 and reduced-precision flags, the deterministic warn-only flag)."""
+
+    native: GlobalStateGuard
+
+
+def global_state() -> GlobalState:
+    """The process-wide switches that change what a graph computes, now."""
+    state = GlobalState((name, read()) for name, read in GLOBAL_STATE_READERS)
+    state.native = GlobalStateGuard()
+    return state
+
+
+def _global_state_test(e, v, const) -> str:
+    native = getattr(e, "native", None)
+    if native is not None:
+        return f"{const(native.check)}()"
+    readers = dict(GLOBAL_STATE_READERS)  # pairs made by hand: each switch through its reader
+    return " and ".join(f"{const(readers[name])}() is {const(value)}" for name, value in e) or "True"
+
+
+def _global_state_actual(e, value) -> str:
+    changed = [f"{k}={v}" for (k, v), (_, was) in zip(global_state(), e) if v != was]
+    if not changed and getattr(e, "native", None) is not None:
+        changed = [e.native.reason().strip() or "?"]
+    return "changed " + ", ".join(changed)
+
+
+# ---- the table ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GuardKind:
+    """Everything one guard kind means, in one place.
+
+    expr(name, expected)          the text Dynamo prints
+    test(expected, v, const)      Python over the variable `v` (const(x) names a constant)
+    actual(expected, value)       how the value looks now, when the check fails
+    expected_json(expected)       the expected value in a JSON report
+    native(manager, expected, verbose)  installs the same check on a torch GuardManager (None: the
+                                  native tree runs `test` as a lambda guard)
+    reads_source                  False for a kind over process state (no Source)
+    """
+
+    name: str
+    expr: Callable[[str, Any], str]
+    test: Callable[[Any, str, Callable], str]
+    actual: Callable[[Any, Any], str] = lambda e, value: f"got {_short(value)}"
+    expected_json: Callable[[Any], Any] = lambda e: repr(e)[:200]
+    native: Callable | None = None
+    reads_source: bool = True
+
+
+def _tensor_expr(name, m) -> str:
+    return (f"check_tensor({name}, {m.type.__name__}, {m.dtype}, device={m.device.index}, "
+            f"requires_grad={m.requires_grad}, size={list(m.size)}, stride={list(m.stride)})")
+
+
+def _tensor_test(e, v, const) -> str:
+    # `is_cpu` is one flag read where `device` builds a device object; a CPU device has no index
+    device = f"{v}.is_cpu" if e.device.type == "cpu" else f"{v}.device == {const(e.device)}"
+    return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
+            f"and {v}.requires_grad is {e.requires_grad} "
+            f"and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}")
+
+
+def _tensor_actual(then, value) -> str:
+    if isinstance(value, torch.Tensor):
+        now = TensorMeta.of(value)
+        for attr in ("type", "dtype", "device", "requires_grad", "size", "stride", "dispatch_keys"):
+            if getattr(now, attr) != getattr(then, attr):
+                return f"{attr} mismatch: expected {getattr(then, attr)}, actual {getattr(now, attr)}"
+    return f"got {_short(value)}"
+
+
+def _tensor_json(m) -> dict:
+    return {"type": m.type.__name__, "dtype": str(m.dtype), "device": str(m.device),
+            "requires_grad": m.requires_grad, "size": list(m.size), "stride": list(m.stride)}
+
+
+def _tensor_native(manager, m, verbose, example) -> None:
+    if not isinstance(example, torch.Tensor) or m.dispatch_keys is None:
+        raise TypeError("a tensor check needs the tensor it was made from")
+    manager.add_tensor_match_guard(example, list(m.size), list(m.stride), verbose[0], verbose, None, m.type,
+                                   m.dispatch_keys)
+
+
+def _equals_test(e, v, const) -> str:
+    if isinstance(e, float) and e != e:  # NaN equals nothing, itself included
+        return f"type({v}) is float and {v} != {v}"
+    return f"type({v}) is {const(type(e))} and {v} == {const(e)}"
+
+
+def _equals_native(manager, e, verbose, example) -> None:
+    manager.add_type_match_guard(id(type(e)), verbose, None)
+    if isinstance(e, float) and e != e:
+        manager.add_float_is_nan_guard(verbose, None)
+    else:
+        manager.add_equals_match_guard(e, verbose, None)
+
+
+def _dict_contains_native(manager, e, verbose, example) -> None:
+    if type(example) is not dict:  # torch's check reads a dict; anything else runs the Python test
+        raise TypeError("not a dict")
+    manager.add_dict_contains_guard(e[1], e[0], verbose, None)
+
+
+def _qualname(e):
+    return getattr(e, "__qualname__", None) or repr(e)[:200]
+
+
+KINDS: dict[str, GuardKind] = {kind.name: kind for kind in (
+    GuardKind("TENSOR_MATCH", _tensor_expr, _tensor_test, _tensor_actual, _tensor_json, _tensor_native),
+    GuardKind("TYPE_MATCH", lambda n, e: f"___check_type_id({n}, {id(e)}), type={e}",
+              lambda e, v, const: f"type({v}) is {const(e)}",
+              lambda e, value: f"got type {type(value).__name__}", _qualname,
+              lambda m, e, verbose, x: m.add_type_match_guard(id(e), verbose, None)),
+    GuardKind("ID_MATCH", lambda n, e: f"___check_obj_id({n}, {id(e)}), value={_short(e)}",
+              lambda e, v, const: f"{v} is {const(e)}", expected_json=_qualname,
+              native=lambda m, e, verbose, x: m.add_id_match_guard(id(e), verbose, None)),
+    GuardKind("EQUALS_MATCH", lambda n, e: f"{n} == {e!r}", _equals_test, native=_equals_native),
+    GuardKind("NONE_MATCH", lambda n, e: f"{n} is None", lambda e, v, const: f"{v} is None",
+              native=lambda m, e, verbose, x: m.add_none_match_guard(verbose, None)),
+    GuardKind("TRUE_MATCH", lambda n, e: f"{n} == True", lambda e, v, const: f"{v} is True",
+              native=lambda m, e, verbose, x: m.add_true_match_guard(verbose, None)),
+    GuardKind("FALSE_MATCH", lambda n, e: f"{n} == False", lambda e, v, const: f"{v} is False",
+              native=lambda m, e, verbose, x: m.add_false_match_guard(verbose, None)),
+    GuardKind("LENGTH_CHECK", lambda n, e: f"len({n}) == {e}", lambda e, v, const: f"len({v}) == {e}",
+              lambda e, value: f"got len {len(value)}",
+              native=lambda m, e, verbose, x: m.add_length_check_guard(e, verbose, None)),
+    GuardKind("TUPLE_ITERATOR_LEN", lambda n, e: f"___tuple_iterator_len({n}) == {e}",
+              lambda e, v, const: f"_iter_len({v}) == {e}"),
+    GuardKind("DICT_KEYS_MATCH", lambda n, e: f"list({n}.keys()) == {list(e)!r}",
+              lambda e, v, const: f"tuple({v}.keys()) == {const(e)}",
+              lambda e, value: f"got keys {list(value.keys())!r}"),
+    GuardKind("DICT_CONTAINS", lambda n, e: f"{'' if e[1] else 'not '}___dict_contains({e[0]!r}, {n})",
+              lambda e, v, const: f"({const(e[0])} in {v}) is {e[1]}", native=_dict_contains_native),
+    GuardKind("GLOBAL_STATE", lambda n, e: f"___check_global_state() against {dict(e)}", _global_state_test,
+              _global_state_actual, lambda e: {k: str(v) for k, v in e}, reads_source=False),
+)}
+
+
+def kind_of(guard: Guard) -> GuardKind:
+    kind = KINDS.get(guard.kind)
+    if kind is None:
+        raise ValueError(f"unknown guard kind {guard.kind}")
+    return kind
 
 
 def leaf_test(guard: Guard, v: str, const) -> str:
-    """The check of one guard, as Python over the variable `v` holding its source's value.
-
-    The one definition of what each kind means: the compiled guard tree and the slow
-    path (`check_one`) are both made from it.
-    """
-    e = guard.expected
-    kind = guard.kind
-    if kind == "GLOBAL_STATE":  # reads no source: each switch through its C reader
-        readers = dict(GLOBAL_STATE_READERS)
-        return " and ".join(f"{const(readers[name])}() is {const(value)}" for name, value in e)
-    if kind == "TENSOR_MATCH":
-        # `is_cpu` is one flag read where `device` builds a device object; a CPU device has no index
-        device = f"{v}.is_cpu" if e.device.type == "cpu" else f"{v}.device == {const(e.device)}"
-        return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
-                f"and {v}.requires_grad is {e.requires_grad} "
-                f"and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}")
-    if kind == "TYPE_MATCH":
-        return f"type({v}) is {const(e)}"
-    if kind == "ID_MATCH":
-        return f"{v} is {const(e)}"
-    if kind == "EQUALS_MATCH":
-        if isinstance(e, float) and e != e:  # NaN equals nothing, itself included
-            return f"type({v}) is float and {v} != {v}"
-        return f"type({v}) is {const(type(e))} and {v} == {const(e)}"
-    if kind == "NONE_MATCH":
-        return f"{v} is None"
-    if kind == "TRUE_MATCH":
-        return f"{v} is True"
-    if kind == "FALSE_MATCH":
-        return f"{v} is False"
-    if kind == "LENGTH_CHECK":
-        return f"len({v}) == {e}"
-    if kind == "TUPLE_ITERATOR_LEN":
-        return f"_iter_len({v}) == {e}"
-    if kind == "DICT_KEYS_MATCH":
-        return f"tuple({v}.keys()) == {const(e)}"
-    if kind == "DICT_CONTAINS":
-        return f"({const(e[0])} in {v}) is {e[1]}"
-    raise ValueError(f"unknown guard kind {kind}")
+    """The check of one guard, as Python over the variable `v` holding its source's value."""
+    return kind_of(guard).test(guard.expected, v, const)
 
 
 def check_one(guard: Guard, value) -> bool:
@@ -175,18 +267,9 @@ def check_one(guard: Guard, value) -> bool:
 
 def actual_text(guard: Guard, value) -> str:
     """How the failing value looks now, in the guard's own terms."""
-    if guard.kind == "TENSOR_MATCH" and isinstance(value, torch.Tensor):
-        now, then = TensorMeta.of(value), guard.expected
-        for attr in ("type", "dtype", "device", "requires_grad", "size", "stride"):
-            if getattr(now, attr) != getattr(then, attr):
-                return f"{attr} mismatch: expected {getattr(then, attr)}, actual {getattr(now, attr)}"
-    if guard.kind == "TYPE_MATCH":
-        return f"got type {type(value).__name__}"
-    if guard.kind == "LENGTH_CHECK":
-        return f"got len {len(value)}"
-    if guard.kind == "DICT_KEYS_MATCH":
-        return f"got keys {list(value.keys())!r}"
-    if guard.kind == "GLOBAL_STATE":
-        changed = [f"{k}={v}" for (k, v), (_, e) in zip(global_state(), guard.expected) if v != e]
-        return "changed " + ", ".join(changed)
-    return f"got {_short(value)}"
+    return kind_of(guard).actual(guard.expected, value)
+
+
+def expected_json(guard: Guard):
+    """The expected value of a guard, as a JSON report holds it."""
+    return kind_of(guard).expected_json(guard.expected)

@@ -25,19 +25,7 @@ from __future__ import annotations
 import json
 
 from .compiled import build_tree
-from .kinds import Guard, TensorMeta
-
-
-def _expected(guard: Guard):
-    value = guard.expected
-    if isinstance(value, TensorMeta):
-        return {"type": value.type.__name__, "dtype": str(value.dtype), "device": str(value.device),
-                "requires_grad": value.requires_grad, "size": list(value.size), "stride": list(value.stride)}
-    if guard.kind == "GLOBAL_STATE":
-        return {k: str(v) for k, v in value}
-    if guard.kind in ("TYPE_MATCH", "ID_MATCH"):
-        return getattr(value, "__qualname__", None) or repr(value)[:200]
-    return repr(value)[:200]
+from .kinds import Guard, expected_json
 
 
 def guard_to_json(guard: Guard) -> dict:
@@ -46,7 +34,7 @@ def guard_to_json(guard: Guard) -> dict:
         "source": guard.source_name,
         "kind": guard.kind,
         "expression": guard.expr,
-        "expected": _expected(guard),
+        "expected": expected_json(guard),
         "installed_at": None if at is None else {
             "file": at.filename, "function": at.function, "line": at.line, "offset": at.offset,
             "columns": list(at.col_span), "source_line": at.source_line.strip(),

@@ -10,7 +10,8 @@ from .lists import (ListIteratorVariable, ListVariable, RangeVariable, SliceVari
 from .misc import (GetAttrVariable, NullVariable, PythonModuleVariable, UserDefinedClassVariable,
                    UserDefinedObjectVariable)
 from .nn_module import NNModuleVariable
-from .user_functions import (CellVariable, FunctoolsPartialVariable, NestedUserFunctionVariable,
+from .partial import FunctoolsPartialVariable
+from .user_functions import (CellVariable, NestedUserFunctionVariable,
                              UserFunctionVariable, UserMethodVariable)
 from .tensor import TensorVariable
 

@@ -6,6 +6,7 @@ import functools
 import inspect
 import math
 import operator
+import sys
 from dataclasses import dataclass
 
 import torch
@@ -29,7 +30,7 @@ MATH_FUNCTIONS = frozenset(fn for fn in vars(math).values() if isinstance(fn, ty
 # Pure functions safe to evaluate at trace time on constant arguments.
 CONSTANT_FOLDABLE = frozenset({
     abs, min, max, round, pow, divmod, len, bool, int, float, str, repr, hash, sum, all, any,
-    sorted, chr, ord, tuple, list, dict, set, frozenset, format, type, callable, slice, issubclass,
+    sorted, chr, ord, tuple, list, dict, set, frozenset, format, type, callable, slice, issubclass, sys.intern,
     *MATH_FUNCTIONS,
     *(fn for fn in vars(operator).values() if callable(fn) and not isinstance(fn, type)),
 })
@@ -100,8 +101,8 @@ class BuiltinVariable(VariableTracker):
 
     def _handler(self, name: str):
         """The call_<name> method that models this builtin, if any."""
-        if self.fn == dict.fromkeys:  # a bound classmethod: a fresh object on every attribute read
-            return self.call_dict_fromkeys
+        if name == "fromkeys" and isinstance(getattr(self.fn, "__self__", None), type):
+            return self.call_dict_fromkeys  # a bound classmethod of dict (or a collections dict)
         if getattr(builtins, name, None) is self.fn or getattr(operator, name, None) is self.fn:
             return getattr(self, f"call_{name}", None)
         return None
@@ -257,11 +258,14 @@ class BuiltinVariable(VariableTracker):
         entries = {}
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
-                entries.update(obj.entries)
+                entries.update(obj.read_entries())
             else:
-                for pair in self._sequence(tx, obj):
-                    key, value = pair.realize().unpack_var_sequence(tx)
-                    entries[_key(key)] = value
+                for i, pair in enumerate(self._sequence(tx, obj)):
+                    parts = items_of(tx, pair)
+                    if len(parts) != 2:
+                        raise observed(ValueError(f"dictionary update sequence element #{i} has length "
+                                                  f"{len(parts)}; 2 is required"))
+                    entries[_key(parts[0])] = parts[1]
         entries.update(kwargs)
         return ConstDictVariable(entries)
 
@@ -269,11 +273,12 @@ class BuiltinVariable(VariableTracker):
         """dict.fromkeys(keys, value): every key maps to the one `value` tracker (shared, like Python)."""
         from .dicts import _key
         value = value if value is not None else ConstantVariable(None)
-        return ConstDictVariable({_key(k.realize()): value for k in self._sequence(tx, keys)})
+        entries = {_key(k.realize()): value for k in self._sequence(tx, keys)}
+        return ConstDictVariable(entries, dict_cls=self.fn.__self__)  # defaultdict's: no default_factory
 
     def call_set(self, tx, obj=None):
-        from .lists import SetVariable, _unique
-        return SetVariable(_unique(self._sequence(tx, obj)) if obj is not None else ())
+        from .lists import SetVariable, unique_items
+        return SetVariable(unique_items(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_iter(self, tx, obj):
         if isinstance(obj, (ListIteratorVariable, GeneratorVariable)):  # an iterator is its own iter()
@@ -305,7 +310,18 @@ class BuiltinVariable(VariableTracker):
                                           for i, item in enumerate(items, first)))
 
     def call_zip(self, tx, *seqs, strict=None):
-        columns = [self._sequence(tx, s) for s in seqs]
+        """Rows pulled as zip pulls them (left to right, stopping at the first exhausted iterator), so an
+        endless iterator (itertools.count()) beside a list is fine."""
+        from .functional import pull
+        if not any(isinstance(s, GeneratorVariable) for s in seqs):
+            columns = [self._sequence(tx, s) for s in seqs]
+        else:
+            bounded = [len(self._sequence(tx, s)) for s in seqs if not isinstance(s, GeneratorVariable)]
+            limit = min(bounded) if bounded else None
+            columns = [pull(tx, s, limit) if isinstance(s, GeneratorVariable) else self._sequence(tx, s)
+                       for s in seqs]
+        if strict is not None and strict.as_python_constant() and len({len(c) for c in columns}) > 1:
+            raise observed(ValueError("zip() arguments have different lengths"))
         return ListIteratorVariable(tuple(TupleVariable(tuple(row)) for row in zip(*columns)))
 
     def call_reversed(self, tx, obj):
@@ -314,8 +330,8 @@ class BuiltinVariable(VariableTracker):
     def call_abs(self, tx, obj):
         if python_dunder(obj, "__abs__") is not None:
             return obj.call_method(tx, "__abs__", [], {})
-        if isinstance(obj, TensorVariable):
-            return tx.output.call(tx, "call_function", operator.abs, (obj,), {})
+        if isinstance(obj, TensorVariable):  # a tensor, or an ndarray (NumPy's abs)
+            return apply_operator(tx, operator.abs, [obj])
         return None
 
     def _min_max(self, tx, args, key=None, default=None):
@@ -388,7 +404,33 @@ class BuiltinVariable(VariableTracker):
             return ConstantVariable(True)
         if isinstance(obj, (TensorVariable, ConstantVariable, BaseListVariable, ConstDictVariable)):
             return ConstantVariable(False)
+        try:
+            cls = obj.python_type()
+        except Unsupported:
+            return None
+        # callable() asks the type, never the instance (an instance __call__ does not count)
+        return ConstantVariable(any("__call__" in vars(klass) for klass in cls.__mro__))
+
+    def _user_text(self, tx, obj, name):
+        """str()/repr() of a user object whose class writes that method in Python: traced."""
+        if python_dunder(obj, name) is None:
+            return None
+        text = obj.call_method(tx, name, [], {}).realize()
+        if not (text.is_python_constant() and isinstance(text.as_python_constant(), str)):
+            raise observed(TypeError(f"{name} returned non-string"), f"{name} returned {text.describe()}")
+        return text
+
+    def call_str(self, tx, obj=None):
+        if obj is None:
+            return None
+        if python_dunder(obj, "__str__") is not None:
+            return self._user_text(tx, obj, "__str__")
+        if python_dunder(obj, "__repr__") is not None and obj.python_type().__str__ is object.__str__:
+            return self._user_text(tx, obj, "__repr__")  # object.__str__ calls repr()
         return None
+
+    def call_repr(self, tx, obj):
+        return self._user_text(tx, obj, "__repr__")
 
     def call_print(self, tx, *args, **kwargs):
         raise Unsupported("print() has a side effect outside the graph")

@@ -24,18 +24,30 @@ _PURE_METHODS = {
     bytes: {"decode", "__len__", "__getitem__", "__contains__", "startswith", "endswith"},
     int: {"bit_length", "__index__", "__int__", "__float__", "__add__", "__mul__", "__sub__",
           "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__", "__eq__",
-          "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "to_bytes"},
+          "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "to_bytes", "as_integer_ratio", "bit_count",
+          "conjugate"},
     float: {"is_integer", "__int__", "__float__", "__add__", "__mul__", "__sub__",
             "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__",
-            "as_integer_ratio", "hex"},
+            "as_integer_ratio", "hex", "conjugate"},
     torch.Size: {"numel", "index", "count", "__getitem__", "__len__"},
     torch.dtype: {"to_complex", "to_real"},
+    frozenset: {"union", "intersection", "difference", "symmetric_difference", "issubset", "issuperset",
+                "isdisjoint", "copy", "__contains__", "__len__", "__or__", "__and__", "__sub__", "__xor__"},
 }
 
 
 def is_constant_value(value) -> bool:
-    """Scalars, dtypes, devices, sizes and enum members are baked in; tuples are containers."""
-    return isinstance(value, CONSTANT_TYPES) or isinstance(value, enum.Enum)
+    """Scalars, dtypes, devices, sizes, enum members and frozensets of such values are baked in;
+    tuples are containers."""
+    return isinstance(value, CONSTANT_TYPES) or isinstance(value, enum.Enum) or (
+        type(value) is frozenset and all(_frozen(item) for item in value))
+
+
+def _frozen(value) -> bool:
+    """A value that can never change: a constant, or a tuple or frozenset of them (a frozenset's items)."""
+    if type(value) in (tuple, frozenset):
+        return all(_frozen(item) for item in value)
+    return is_constant_value(value)
 
 
 def _spent(tx, arg: VariableTracker) -> VariableTracker:
@@ -103,12 +115,13 @@ class ConstantVariable(VariableTracker):
         return build_sourceless(tx, result)
 
     def has_unpack_var_sequence(self, tx) -> bool:
-        return isinstance(self.value, (str, torch.Size))
+        return isinstance(self.value, (str, torch.Size, frozenset))
 
     def unpack_var_sequence(self, tx):
         if not self.has_unpack_var_sequence(tx):
             raise Unsupported(f"iterating over {type(self.value).__name__}")
-        return [ConstantVariable(v) for v in self.value]
+        from ..builder import build_sourceless
+        return [build_sourceless(tx, v) for v in self.value]  # a frozenset may hold tuples
 
     def reconstruct(self, codegen) -> None:
         codegen.load_const(self.value)

@@ -8,8 +8,9 @@ Each also switches the state during the trace, so fake tensors get the dtypes an
 requires_grad the real run will have; `output.cleanup_hooks` undoes a switch whose
 block the trace never left (a graph break inside it).
 
-User objects with Python `__enter__`/`__exit__` and `@contextlib.contextmanager`
-generators are traced through, as Dynamo does: nothing of them is in the graph.
+User objects with Python `__enter__`/`__exit__`, `@contextlib.contextmanager`
+generators, `contextlib.nullcontext` and `contextlib.suppress` are traced
+through, as Dynamo does: nothing of them is in the graph.
 """
 from __future__ import annotations
 
@@ -194,6 +195,47 @@ class GeneratorContextVariable(VariableTracker):
 
 
 @dataclass(frozen=True, eq=False)
+class NullContextVariable(VariableTracker):
+    """contextlib.nullcontext(value): `as` binds the value; nothing else happens."""
+
+    value: VariableTracker = NONE
+
+    def python_type(self) -> type:
+        return contextlib.nullcontext
+
+    def enter(self, tx):
+        return self, self.value
+
+    def exit(self, tx, exc_args=()) -> VariableTracker:
+        return NONE
+
+    def short_repr(self) -> str:
+        return f"nullcontext({self.value.short_repr()})"
+
+
+@dataclass(frozen=True, eq=False)
+class SuppressVariable(VariableTracker):
+    """contextlib.suppress(*exceptions): an exception of those classes leaving the block is swallowed."""
+
+    exceptions: tuple = ()  # the classes
+
+    def python_type(self) -> type:
+        return contextlib.suppress
+
+    def enter(self, tx):
+        return self, NONE
+
+    def exit(self, tx, exc_args=()) -> VariableTracker:
+        exc_type = exc_args[0].realize() if exc_args else NONE
+        if exc_type.is_python_constant() and exc_type.as_python_constant() is None:
+            return NONE
+        return ConstantVariable(issubclass(exc_type.as_python_constant(), self.exceptions))
+
+    def short_repr(self) -> str:
+        return f"suppress({', '.join(e.__name__ for e in self.exceptions)})"
+
+
+@dataclass(frozen=True, eq=False)
 class WithExitVariable(VariableTracker):
     """The bound __exit__ that BEFORE_WITH leaves on the stack, over the entered context."""
 
@@ -206,7 +248,8 @@ class WithExitVariable(VariableTracker):
         return f"__exit__ of {self.ctx.short_repr()}"
 
 
-CONTEXT_TRACKERS = (GradModeVariable, StateSwitchVariable, GeneratorContextVariable)
+CONTEXT_TRACKERS = (GradModeVariable, StateSwitchVariable, GeneratorContextVariable, NullContextVariable,
+                    SuppressVariable)
 
 
 def enter_with(tx, ctx: VariableTracker) -> tuple[VariableTracker, VariableTracker]:
@@ -269,6 +312,13 @@ def construct_context(tx, cls: type, args: list, kwargs: dict) -> VariableTracke
         return InferenceModeVariable(values=(mode,))
     if cls is contextlib._GeneratorContextManager and len(args) == 3 and not kwargs:
         return _generator_context(tx, *args)
+    if cls is contextlib.nullcontext and not kwargs and len(args) <= 1:
+        return NullContextVariable(args[0] if args else NONE)
+    if cls is contextlib.suppress and not kwargs:
+        classes, _ = _constants(args, {}, "contextlib.suppress")
+        if not all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
+            raise Unsupported("contextlib.suppress() of something that is not an exception class")
+        return SuppressVariable(exceptions=tuple(classes))
     return None
 
 
@@ -293,6 +343,29 @@ def context_of(tx, context) -> VariableTracker:
     if type(context) is torch.inference_mode:
         return InferenceModeVariable(values=(context.mode,))
     return GradModeVariable.create(tx, GRAD_MODE_CLASSES[type(context)])
+
+
+@dataclass(frozen=True, eq=False)
+class ContextFactoryVariable(VariableTracker):
+    """`ctx_factory` inside a `@torch.no_grad()` wrapper (the decorator object's bound `clone`):
+    calling it makes a fresh context of the decorator's kind.  Met when the decorated function is
+    itself the compiled one, so the trace runs the wrapper's with-block, as Dynamo's does."""
+
+    context: object = None
+
+    def call_function(self, tx, args, kwargs):
+        if args or kwargs:
+            raise Unsupported(f"{type(self.context).__name__}.clone() with arguments")
+        return context_of(tx, self.context)
+
+    def short_repr(self) -> str:
+        return f"{type(self.context).__name__}.clone"
+
+
+def is_context_factory(value) -> bool:
+    """A decorator object's bound `clone` (what torch's context decorators call on every call)."""
+    return isinstance(value, types.MethodType) and type(value.__self__) in DECORATOR_CLASSES \
+        and value.__func__ is type(value.__self__).clone
 
 
 @dataclass(frozen=True, eq=False)

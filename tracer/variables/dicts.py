@@ -2,30 +2,26 @@
 
 Lookups resolve while tracing; only the values can be tensors.  A dict that
 came from outside guards its keys only when the trace depends on them (it
-iterates, takes len, tests membership), as Dynamo does.
+iterates, takes len, tests membership, copies it, reads it whole as a
+constant), as Dynamo does.  A copy is the trace's own dict and has no source,
+so the key set is guarded where the copy reads it.
 """
 from __future__ import annotations
 
 import collections
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
-from .lists import ListIteratorVariable, TupleVariable
+from .lists import ListIteratorVariable, TensorKey, TupleVariable, hash_key, key_tracker
 
 
 def _key(v: VariableTracker):
-    v = v.realize()
-    if not v.is_python_constant():
-        raise Unsupported(f"dict key {v.describe()} is not a constant")
-    key = v.as_python_constant()
-    try:
-        hash(key)
-    except TypeError as error:
-        raise Unsupported(f"unhashable dict key {key!r}") from error
-    return key
+    """A dict key: a constant, or a tensor by identity (TensorKey)."""
+    return hash_key(v)
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,12 +30,18 @@ class ConstDictVariable(VariableTracker):
     mutation_id: int = field(default_factory=new_mutation_id)
     dict_cls: type = dict  # or a collections dict made in the trace: defaultdict, OrderedDict, Counter
     default_factory: VariableTracker | None = None  # a defaultdict's
+    # A dict from outside: installs the guard on the key set it had when the trace met it.  Held
+    # here because as_python_constant(), which reads every key, is asked without a translator.
+    keys_guard: Callable[[], None] | None = field(default=None, repr=False)
 
     def python_type(self) -> type:
         return self.dict_cls
 
     def as_python_constant(self):
+        if any(isinstance(k, TensorKey) for k in self.entries):
+            raise Unsupported("a dict with tensor keys is not a Python constant")
         plain = {k: v.as_python_constant() for k, v in self.entries.items()}
+        self.guard_keys()
         if self.dict_cls is dict:
             return plain
         if self.dict_cls is collections.defaultdict:
@@ -58,7 +60,7 @@ class ConstDictVariable(VariableTracker):
         return {k: v.as_proxy() for k, v in self.entries.items()}
 
     def truth(self, tx) -> bool:
-        self.guard_keys(tx)
+        self.guard_keys()
         return bool(self.entries)
 
     def children(self):
@@ -67,19 +69,31 @@ class ConstDictVariable(VariableTracker):
     def replace_children(self, swap):
         return replace(self, entries={k: swap(v) for k, v in self.entries.items()})
 
-    def guard_keys(self, tx) -> None:
-        if self.source is not None:
-            tx.output.install_guard(self.source, "DICT_KEYS_MATCH", tuple(self.entries))
+    def guard_keys(self) -> None:
+        """The trace depends on which keys there are (and in what order)."""
+        if self.keys_guard is not None:
+            self.keys_guard()
+
+    def read_entries(self) -> dict:
+        """Every entry, for an operation that reads the whole dict (dict(d), e.update(d), f(**d))."""
+        self.guard_keys()
+        return self.entries
+
+    def copied(self, **changes) -> ConstDictVariable:
+        """A new dict of the trace with the same entries: it has no source, so the keys are guarded here."""
+        self.guard_keys()
+        return replace(self, entries=dict(self.entries), mutation_id=new_mutation_id(), source=None,
+                       keys_guard=None, **changes)
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return True
 
     def unpack_var_sequence(self, tx):
-        self.guard_keys(tx)
-        return [ConstantVariable(k) for k in self.entries]
+        self.guard_keys()
+        return [key_tracker(k) for k in self.entries]
 
     def var_getattr(self, tx, name):
-        if callable(getattr(dict, name, None)):
+        if callable(getattr(self.dict_cls, name, None)):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
@@ -98,42 +112,47 @@ class ConstDictVariable(VariableTracker):
             value = self.default_factory.call_function(tx, [], {})
             tx.replace_all(self, replace(self, entries={**self.entries, key: value}))
             return value
-        self.guard_keys(tx)
+        self.guard_keys()
         raise observed(KeyError(key))
 
     def call_method(self, tx, name, args, kwargs):
         if name == "__getitem__":
             return self.getitem(tx, args[0])
+        if self.dict_cls is collections.Counter:
+            from .functional import COUNTER_METHODS, counter_method
+            if name in COUNTER_METHODS:
+                return counter_method(tx, self, name, args, kwargs)
         if name == "get":
             key = _key(args[0])
             if key in self.entries:
                 return self.entries[key]
-            self.guard_keys(tx)
+            self.guard_keys()
             return args[1] if len(args) > 1 else ConstantVariable(None)
         if name in ("__contains__", "__len__", "keys", "values", "items"):
-            self.guard_keys(tx)
+            self.guard_keys()
             if name == "__contains__":
                 return ConstantVariable(_key(args[0]) in self.entries)
             if name == "__len__":
                 return ConstantVariable(len(self.entries))
             return DictViewVariable(self, name)
         if name == "copy":
-            return replace(self, entries=dict(self.entries), mutation_id=new_mutation_id(), source=None)
+            return self.copied()
         mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
         if self.dict_cls is types.MappingProxyType:  # a class's __dict__ cannot be written through
             raise observed(TypeError(f"'mappingproxy' object does not support {name}"))
-        self.guard_keys(tx)  # as Dynamo: a dict from outside that is mutated has its keys guarded
+        self.guard_keys()  # as Dynamo: a dict from outside that is mutated has its keys guarded
         entries = dict(self.entries)
         result = ConstantVariable(None)
         if name == "__setitem__":
             entries[_key(args[0])] = args[1]
         elif name == "update":
             other = args[0].realize() if args else ConstDictVariable({})
-            if not isinstance(other, ConstDictVariable):
-                raise Unsupported(f"dict.update() with {other.describe()}")
-            entries.update(other.entries)
+            if not isinstance(other, ConstDictVariable):  # an iterable of (key, value) pairs
+                from .builtin import BuiltinVariable
+                other = BuiltinVariable(dict).call_function(tx, [other], {})
+            entries.update(other.read_entries())
             entries.update(kwargs)
         elif name == "pop":
             key = _key(args[0])
@@ -174,10 +193,10 @@ class DictViewVariable(VariableTracker):
     def _items(self):
         entries = self.dict_var.entries
         if self.view == "keys":
-            return [ConstantVariable(k) for k in entries]
+            return [key_tracker(k) for k in entries]
         if self.view == "values":
             return list(entries.values())
-        return [TupleVariable((ConstantVariable(k), v)) for k, v in entries.items()]
+        return [TupleVariable((key_tracker(k), v)) for k, v in entries.items()]
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return True

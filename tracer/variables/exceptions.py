@@ -27,15 +27,21 @@ def is_exception_class(value) -> bool:
     return isinstance(value, type) and issubclass(value, BaseException)
 
 
-def plain_exception_class(cls: type) -> bool:
-    """True when every behaviour of cls is a builtin exception's: building one has no effects."""
+def plain_exception_class(cls: type, allowed: tuple = ()) -> bool:
+    """True when every behaviour of cls is a builtin exception's (but the `allowed` ones)."""
     for klass in cls.__mro__:
         if klass.__module__ == "builtins":
             continue
         if any(isinstance(vars(klass).get(name), (types.FunctionType, classmethod, staticmethod))
-               for name in _BEHAVIOUR):
+               for name in _BEHAVIOUR if name not in allowed):
             return False
     return True
+
+
+def _python_init(cls: type):
+    """The Python __init__ an exception class defines (on itself or a user base), if any."""
+    init = inspect.getattr_static(cls, "__init__")
+    return init if isinstance(init, types.FunctionType) else None
 
 
 def as_exception(var: VariableTracker) -> "ExceptionVariable | None":
@@ -60,8 +66,16 @@ class ExceptionVariable(VariableTracker):
     exc_id: int = field(default_factory=lambda: next(_exception_ids))
 
     @staticmethod
-    def construct(cls: type, args: list, kwargs: dict) -> "ExceptionVariable":
-        """What calling the exception class does, when that runs no user code."""
+    def construct(cls: type, args: list, kwargs: dict, tx=None) -> "ExceptionVariable":
+        """What calling the exception class does: BaseException.__new__ keeps the positional
+        arguments as `args`; a Python __init__ of the class is traced on the new object (its
+        attribute writes recorded), as Dynamo traces it."""
+        init = _python_init(cls)
+        if init is not None and tx is not None and plain_exception_class(cls, allowed=("__init__",)):
+            exception = ExceptionVariable(exc_type=cls, args=tuple(args))
+            from .user_functions import UserFunctionVariable
+            UserFunctionVariable(init).call_function(tx, [exception, *args], dict(kwargs))
+            return exception
         if kwargs:
             raise Unsupported(f"{cls.__name__}() with keyword arguments")
         if not plain_exception_class(cls):
@@ -86,8 +100,19 @@ class ExceptionVariable(VariableTracker):
             raise Unsupported(f"{self.exc_type.__qualname__} is not a plain exception class")
         return self.exc_type(*[a.as_python_constant() for a in self.args])
 
+    def is_new(self) -> bool:
+        return True  # made in the trace: attributes its __init__ set live in the side-effects record
+
+    def store_attr(self, tx, name, value):
+        if name in ("args", "__cause__", "__context__", "__traceback__", "__suppress_context__"):
+            raise Unsupported(f"assigning {name} of the exception {self.exc_type.__name__}")
+        tx.output.side_effects.store_attr(self, self.identity(), name, value)
+
     def var_getattr(self, tx, name):
         from ..builder import build_sourceless
+        stored = tx.output.side_effects.load_attr(self.identity(), name)
+        if stored is not None:
+            return stored
         if name == "args":
             return TupleVariable(self.args)
         if name == "__class__":

@@ -3,8 +3,9 @@
 map and filter are lazy as in Python: each item is computed when the consumer
 pulls it, so the function's graph ops interleave with the consumer's.  They
 ride on GeneratorVariable (the loop and next() already know how to pull one
-item at a time); their "frame" is the iterators they read.  The itertools
-functions here only take known sequences and build their items at once.
+item at a time); their "frame" is the iterators they read, and so are the
+endless itertools.count() and repeat().  The other itertools functions take
+known sequences (islice pulls only what it needs) and build their items at once.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from .constant import ConstantVariable
 from .dicts import ConstDictVariable, _key
 from .generator import GeneratorVariable
 from .lists import ListIteratorVariable, TupleVariable, items_of
+from .partial import partial_of
 
 
 def _iter(tx, obj):
@@ -140,18 +142,158 @@ def call_ordered_dict(tx, source=None, **kwargs):
     return ConstDictVariable(_entries(tx, source, kwargs), dict_cls=collections.OrderedDict)
 
 
-def call_counter(tx, iterable=None, **kwargs):
-    entries = {}
+def _counts(tx, iterable=None, kwargs=None) -> dict:
+    """What Counter(iterable, **kwargs) counts: a mapping's values, or each item once."""
+    counts = {}
     if iterable is not None:
         iterable = iterable.realize()
         if isinstance(iterable, ConstDictVariable):
-            entries = dict(iterable.entries)
+            counts = dict(iterable.read_entries())
         else:
             for item in items_of(tx, iterable):
                 key = _key(item)
-                entries[key] = ConstantVariable(entries[key].value + 1 if key in entries else 1)
-    entries.update(kwargs)
-    return ConstDictVariable(entries, dict_cls=collections.Counter)
+                counts[key] = ConstantVariable(counts[key].as_python_constant() + 1 if key in counts else 1)
+    counts.update(kwargs or {})
+    return counts
+
+
+def call_counter(tx, iterable=None, **kwargs):
+    return ConstDictVariable(_counts(tx, iterable, kwargs), dict_cls=collections.Counter)
+
+
+COUNTER_METHODS = frozenset({"update", "subtract", "total", "elements", "most_common"})
+
+
+def counter_method(tx, counter: ConstDictVariable, name: str, args, kwargs):
+    """Counter's own methods, on counts known at trace time."""
+    from ..builder import build_sourceless
+    if name in ("update", "subtract"):
+        sign = 1 if name == "update" else -1
+        entries = dict(counter.entries)
+        for key, count in _counts(tx, args[0] if args else None, kwargs).items():
+            before = entries[key].as_python_constant() if key in entries else 0
+            entries[key] = ConstantVariable(before + sign * count.as_python_constant())
+        counter.guard_keys()
+        tx.replace_all(counter, ConstDictVariable(entries, mutation_id=counter.mutation_id, dict_cls=counter.dict_cls,
+                                                  source=counter.source))
+        return ConstantVariable(None)
+    if name == "elements":  # the keys, each as often as its count, in insertion order
+        counter.guard_keys()
+        return ListIteratorVariable(tuple(ConstantVariable(k) for k, v in counter.entries.items()
+                                          for _ in range(v.as_python_constant())))
+    real = counter.as_python_constant()  # total(), most_common(n): folded
+    counter.guard_keys()
+    return build_sourceless(tx, getattr(real, name)(*[a.as_python_constant() for a in args]))
+
+
+class _Count:
+    """itertools.count(start, step): endless, so pulled one item at a time."""
+
+    def __init__(self, start, step):
+        self.next_value, self.step = start, step
+
+    def resume(self, tx):
+        value, self.next_value = self.next_value, self.next_value + self.step
+        return ConstantVariable(value)
+
+
+class _Repeat:
+    """itertools.repeat(obj) without a count: the same tracker, endlessly."""
+
+    def __init__(self, item):
+        self.item = item
+
+    def resume(self, tx):
+        return self.item
+
+
+def _constant(var, default=None):
+    if var is None:
+        return default
+    if not var.is_python_constant():
+        raise Unsupported(f"itertools argument {var.describe()} is not a constant")
+    return var.as_python_constant()
+
+
+def call_count(tx, start=None, step=None):
+    return LazyIteratorVariable(frame=_Count(_constant(start, 0), _constant(step, 1)), qualname="count",
+                                kind_type=itertools.count)
+
+
+def call_repeat(tx, item, times=None):
+    if times is not None:
+        return ListIteratorVariable((item,) * max(_constant(times), 0))
+    return LazyIteratorVariable(frame=_Repeat(item), qualname="repeat", kind_type=itertools.repeat)
+
+
+def pull(tx, iterable, limit=None) -> list:
+    """Up to `limit` items of an iterable, taken one at a time (an endless iterator is fine)."""
+    source = _Pull(None, [_iter(tx, iterable)])
+    items = []
+    while limit is None or len(items) < limit:
+        item = source._next(tx, 0)
+        if item is None:
+            break
+        items.append(item)
+        if len(items) > GeneratorVariable.MAX_ITEMS:
+            raise Unsupported(f"iterating over more than {GeneratorVariable.MAX_ITEMS} items")
+    return items
+
+
+def call_islice(tx, iterable, *bounds):
+    """islice(it, stop) / islice(it, start, stop[, step]): pulls no more than `stop` items."""
+    values = [_constant(b) for b in bounds]
+    start, stop, step = (0, values[0], 1) if len(values) == 1 else (values + [None])[:3]
+    items = pull(tx, iterable, stop)
+    return ListIteratorVariable(tuple(items[start or 0::step or 1]))
+
+
+def _rows(rows):
+    return ListIteratorVariable(tuple(TupleVariable(tuple(row)) for row in rows))
+
+
+def call_combinations(tx, iterable, r):
+    return _rows(itertools.combinations(items_of(tx, iterable), _constant(r)))
+
+
+def call_permutations(tx, iterable, r=None):
+    return _rows(itertools.permutations(items_of(tx, iterable), _constant(r)))
+
+
+def call_zip_longest(tx, *iterables, fillvalue=None):
+    fill = fillvalue if fillvalue is not None else ConstantVariable(None)
+    return _rows(itertools.zip_longest(*(items_of(tx, i) for i in iterables), fillvalue=fill))
+
+
+def call_pairwise(tx, iterable):
+    return _rows(itertools.pairwise(items_of(tx, iterable)))
+
+
+def call_starmap(tx, fn, iterable):
+    return ListIteratorVariable(tuple(fn.call_function(tx, items_of(tx, args), {}) for args in items_of(tx, iterable)))
+
+
+def _while(tx, predicate, iterable, keep_taking: bool):
+    taken, rest = [], list(items_of(tx, iterable))
+    while rest and predicate.call_function(tx, [rest[0]], {}).realize().truth(tx):
+        taken.append(rest.pop(0))
+    return ListIteratorVariable(tuple(taken if keep_taking else rest))
+
+
+def call_takewhile(tx, predicate, iterable):
+    return _while(tx, predicate, iterable, True)
+
+
+def call_dropwhile(tx, predicate, iterable):
+    return _while(tx, predicate, iterable, False)
+
+
+def call_deque(tx, iterable=None, maxlen=None):
+    from .lists import DequeVariable
+    limit = _constant(maxlen)
+    items = tuple(items_of(tx, iterable)) if iterable is not None else ()
+    return DequeVariable(items[len(items) - limit:] if limit is not None and len(items) > limit else items,
+                         maxlen=limit)
 
 
 # The callables modelled here: a class (map, itertools.chain) or a function (functools.reduce).
@@ -160,7 +302,11 @@ HANDLERS = {
     itertools.chain: call_chain, itertools.chain.from_iterable: call_chain_from_iterable,
     itertools.product: call_product, itertools.accumulate: call_accumulate,
     collections.defaultdict: call_defaultdict, collections.OrderedDict: call_ordered_dict,
-    collections.Counter: call_counter,
+    collections.Counter: call_counter, functools.partial: partial_of, collections.deque: call_deque,
+    itertools.count: call_count, itertools.repeat: call_repeat, itertools.islice: call_islice,
+    itertools.combinations: call_combinations, itertools.permutations: call_permutations,
+    itertools.zip_longest: call_zip_longest, itertools.pairwise: call_pairwise, itertools.starmap: call_starmap,
+    itertools.takewhile: call_takewhile, itertools.dropwhile: call_dropwhile,
 }
 
 

@@ -10,16 +10,20 @@ from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
 
-# Answered at trace time from what the tracer knows; never graph nodes.
+# Answered at trace time from what the tracer knows; never graph nodes: the parameter (None: no
+# parameter; "obj/": positional only, as torch.is_tensor's) and the answer from its tracker.
 _FOLDED = {
-    torch.is_tensor: lambda tx, args: ConstantVariable(_is_tensor(args[0])),
-    torch.is_floating_point: lambda tx, args: ConstantVariable(args[0].example.is_floating_point()),
-    torch.is_complex: lambda tx, args: ConstantVariable(args[0].example.is_complex()),
-    torch.numel: lambda tx, args: ConstantVariable(args[0].example.numel()),
-    torch.get_default_dtype: lambda tx, args: ConstantVariable(torch.get_default_dtype()),
-    torch.is_grad_enabled: lambda tx, args: ConstantVariable(torch.is_grad_enabled()),
-    torch.is_inference_mode_enabled: lambda tx, args: ConstantVariable(torch.is_inference_mode_enabled()),
-    # torch's Python operators ask whether an argument overrides them: a traced tensor never does
+    torch.is_tensor: ("obj/", lambda v: _is_tensor(v)),
+    torch.is_floating_point: ("input", lambda v: _example(v, "is_floating_point").is_floating_point()),
+    torch.is_complex: ("input", lambda v: _example(v, "is_complex").is_complex()),
+    torch.numel: ("input", lambda v: _example(v, "numel").numel()),
+    torch.get_default_dtype: (None, torch.get_default_dtype),
+    torch.is_grad_enabled: (None, torch.is_grad_enabled),
+    torch.is_inference_mode_enabled: (None, torch.is_inference_mode_enabled),
+}
+
+# torch's Python operators ask whether an argument overrides them: a traced tensor never does.
+_TORCH_FUNCTION_CHECKS = {
     torch._C._has_torch_function: lambda tx, args: _has_torch_function(args[0].unpack_var_sequence(tx)),
     torch._C._has_torch_function_unary: lambda tx, args: _has_torch_function(args),
     torch._C._has_torch_function_variadic: lambda tx, args: _has_torch_function(args),
@@ -34,6 +38,25 @@ def _has_torch_function(args) -> ConstantVariable:
     if overriding:
         raise Unsupported(f"{overriding[0].describe()} overrides torch functions (__torch_function__)")
     return ConstantVariable(False)
+
+
+def _folded(fn, args: list, kwargs: dict) -> ConstantVariable:
+    """A folded function's answer, its argument bound by position or keyword as torch binds it."""
+    param, answer = _FOLDED[fn]
+    keywords = () if param is None or param.endswith("/") else (param,)
+    values = list(args) + [kwargs[name] for name in keywords if name in kwargs]
+    if len(values) != (param is not None) or set(kwargs) - set(keywords):
+        given = [f"{len(args)} positional"] + [f"{name}=" for name in kwargs]
+        raise Unsupported(f"TypeError: torch.{fn.__name__}() takes ({param or ''}), called with {', '.join(given)}")
+    return ConstantVariable(answer(*values))
+
+
+def _example(v, name: str) -> torch.Tensor:
+    from .tensor import TensorVariable
+    if not isinstance(v, TensorVariable):
+        raise Unsupported(f"TypeError: torch.{name}() of a {v.python_type().__name__}, not a Tensor")
+    return v.example
+
 
 # Calls that change global state or need data: the graph cannot hold them.
 _REFUSED = {
@@ -66,6 +89,11 @@ def _fold_on_constants(fn_var, args, kwargs):
     return ConstantVariable(value)
 
 
+def _is_ndarray(v) -> bool:
+    from .numpy import NumpyNdarrayVariable
+    return isinstance(v, NumpyNdarrayVariable)
+
+
 def _is_tensor(v) -> bool:
     from .tensor import TensorVariable
     return isinstance(v.realize(), TensorVariable)
@@ -90,11 +118,16 @@ class TorchFunctionVariable(VariableTracker):
         if known:
             return ConstantVariable(answer)
         if self.fn in _FOLDED:
-            return _FOLDED[self.fn](tx, args)
+            return _folded(self.fn, args, kwargs)
+        if self.fn in _TORCH_FUNCTION_CHECKS:
+            return _TORCH_FUNCTION_CHECKS[self.fn](tx, args)
         if self.fn in CONSTANT_CLASSES or self.fn in _FOLDED_ON_CONSTANTS or trace_rules.is_query(self.fn):
             folded = _fold_on_constants(self, args, kwargs)
             if folded is not None:
                 return folded
+        if self.fn in (torch.from_numpy, torch.as_tensor) and args and _is_ndarray(args[0]) and len(args) == 1:
+            from .numpy import tensor_from_ndarray
+            return tensor_from_ndarray(tx, args[0])
         if self.fn in _REFUSED:
             raise Unsupported(_REFUSED[self.fn])
         if "requires_grad" in kwargs and kwargs["requires_grad"].is_python_constant() \

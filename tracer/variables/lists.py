@@ -1,6 +1,7 @@
 """Sequences: lists, tuples, ranges, slices and the iterators the tracer unrolls."""
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -145,9 +146,78 @@ class NamedTupleVariable(TupleVariable):
         return f"{self.tuple_cls.__name__}{super().short_repr()}"
 
 
+class TensorKey:
+    """A tensor as a set item or dict key: hashed and compared by identity, as torch.Tensor is."""
+
+    __slots__ = ("tracker",)
+
+    def __init__(self, tracker):
+        self.tracker = tracker
+
+    def __hash__(self) -> int:
+        return id(self.tracker.example)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TensorKey) and other.tracker.example is self.tracker.example
+
+    def __repr__(self) -> str:
+        return f"<tensor {self.tracker.short_repr()}>"
+
+
+class ObjectKey:
+    """An object hashed by identity (an nn.Module, a user object without its own __hash__/__eq__)
+    as a set item or dict key."""
+
+    __slots__ = ("tracker",)
+
+    def __init__(self, tracker):
+        self.tracker = tracker
+
+    def __hash__(self) -> int:
+        return hash(self.tracker.identity())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ObjectKey) and other.tracker.identity() == self.tracker.identity()
+
+    def __repr__(self) -> str:
+        return f"<object {self.tracker.short_repr()}>"
+
+
+def _hashed_by_identity(item) -> bool:
+    from .misc import UserDefinedObjectVariable
+    if not isinstance(item, UserDefinedObjectVariable):
+        return False
+    cls = item.python_type()
+    return cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__ or \
+        isinstance(item.value, torch.nn.Module)
+
+
+def hash_key(item: VariableTracker):
+    """What a set or a dict tells an item apart by: a constant's value, a tensor's or an object's identity."""
+    from .tensor import TensorVariable
+    item = item.realize()
+    if isinstance(item, TensorVariable):
+        return TensorKey(item)
+    if _hashed_by_identity(item):
+        return ObjectKey(item)
+    if not item.is_python_constant():
+        raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
+    value = item.as_python_constant()
+    try:
+        hash(value)
+    except TypeError as error:
+        raise observed(error, f"TypeError: unhashable type: {type(value).__name__!r}") from error
+    return value
+
+
+def key_tracker(key) -> VariableTracker:
+    """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding)."""
+    return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
+
+
 @dataclass(frozen=True, eq=False)
 class SetVariable(BaseListVariable):
-    """A set of constants (what tensor code builds sets of: keys, indices, names)."""
+    """A set of constants and tensors (what tensor code builds sets of: keys, indices, names, params)."""
 
     mutation_id: int = field(default_factory=new_mutation_id)
 
@@ -158,9 +228,16 @@ class SetVariable(BaseListVariable):
         return {item.as_python_constant() for item in self.items}
 
     def with_items(self, items, source=None):
-        return SetVariable(_unique(items), source=source)
+        return SetVariable(unique_items(items), source=source)
+
+    def keys(self) -> list:
+        return [hash_key(item) for item in self.items]
 
     def call_method(self, tx, name, args, kwargs):
+        if name == "__contains__":
+            return ConstantVariable(hash_key(args[0]) in self.keys())
+        if name == "__len__":
+            return ConstantVariable(len(self.items))
         if name in ("add", "update", "discard", "remove", "clear"):
             items = list(self.items)
             if name == "add":
@@ -170,31 +247,30 @@ class SetVariable(BaseListVariable):
             elif name == "clear":
                 items = []
             else:
-                values = [i.as_python_constant() for i in items]
-                target = args[0].as_python_constant()
-                if target not in values:
+                keys, target = self.keys(), hash_key(args[0])
+                if target not in keys:
                     if name == "remove":
-                        raise observed(KeyError(target))
+                        raise observed(KeyError(key_tracker(target).short_repr() if isinstance(target, TensorKey)
+                                                else target))
                     return ConstantVariable(None)
-                del items[values.index(target)]
-            new = replace(self, items=_unique(items))
+                del items[keys.index(target)]
+            new = replace(self, items=unique_items(items))
             tx.replace_all(self, new)
             return ConstantVariable(None)
-        if all(a.is_python_constant() for a in args):
+        if all(a.is_python_constant() for a in [self, *args]):
             result = getattr(self.as_python_constant(), name)(*[a.as_python_constant() for a in args])
             from ..builder import build_sourceless
             return build_sourceless(tx, result)
-        raise Unsupported(f"set.{name}()")
+        raise Unsupported(f"set.{name}() on a set holding tensors")
 
 
-def _unique(items) -> tuple:
+def unique_items(items) -> tuple:
+    """The items a set keeps: the first of each equal constant or same tensor, in order."""
     seen, result = set(), []
     for item in items:
-        if not item.is_python_constant():
-            raise Unsupported(f"a set holding {item.describe()}")
-        value = item.as_python_constant()
-        if value not in seen:
-            seen.add(value)
+        key = hash_key(item)
+        if key not in seen:
+            seen.add(key)
             result.append(item)
     return tuple(result)
 
@@ -256,6 +332,63 @@ class ListVariable(BaseListVariable):
             items = sorted_items(tx, items, kwargs)
         self.mutated(tx, items)
         return ConstantVariable(None)
+
+
+@dataclass(frozen=True, eq=False)
+class DequeVariable(ListVariable):
+    """A collections.deque: a list whose ends both grow, trimmed to `maxlen` as it grows."""
+
+    maxlen: int | None = None
+
+    def python_type(self) -> type:
+        return collections.deque
+
+    def as_python_constant(self):
+        return collections.deque((item.as_python_constant() for item in self.items), self.maxlen)
+
+    def with_items(self, items, source=None):
+        return DequeVariable(tuple(items), maxlen=self.maxlen, source=source)
+
+    def var_getattr(self, tx, name):
+        if name == "maxlen":
+            return ConstantVariable(self.maxlen)
+        return super().var_getattr(tx, name)
+
+    def _trimmed(self, items: list, keep_right: bool) -> list:
+        if self.maxlen is None or len(items) <= self.maxlen:
+            return items
+        return items[len(items) - self.maxlen:] if keep_right else items[:self.maxlen]
+
+    def call_method(self, tx, name, args, kwargs):
+        items = list(self.items)
+        if name in ("append", "extend"):
+            added = [args[0]] if name == "append" else items_of(tx, args[0])
+            self.mutated(tx, self._trimmed(items + list(added), keep_right=True))
+            return ConstantVariable(None)
+        if name in ("appendleft", "extendleft"):
+            added = [args[0]] if name == "appendleft" else items_of(tx, args[0])
+            self.mutated(tx, self._trimmed(list(reversed(added)) + items, keep_right=False))
+            return ConstantVariable(None)
+        if name in ("pop", "popleft"):
+            if not items:
+                raise observed(IndexError(f"{name} from an empty deque"))
+            result = items.pop() if name == "pop" else items.pop(0)
+            self.mutated(tx, items)
+            return result
+        if name == "rotate":
+            steps = args[0].as_python_constant() if args else 1
+            if items:
+                steps %= len(items)
+                self.mutated(tx, items[len(items) - steps:] + items[:len(items) - steps])
+            return ConstantVariable(None)
+        if name == "copy":
+            return DequeVariable(self.items, maxlen=self.maxlen)
+        if name == "insert" and self.maxlen is not None and len(items) >= self.maxlen:
+            raise observed(IndexError("deque already at its maximum size"))
+        return super().call_method(tx, name, args, kwargs)
+
+    def short_repr(self) -> str:
+        return f"deque({super().short_repr()}, maxlen={self.maxlen})"
 
 
 def _index_of(items: list, wanted: VariableTracker) -> int:
@@ -342,6 +475,11 @@ class SliceVariable(VariableTracker):
 
     def as_proxy(self):
         return slice(*(p.as_proxy() for p in self.parts()))
+
+    def var_getattr(self, tx, name):
+        if name in ("start", "stop", "step"):
+            return getattr(self, name)
+        return super().var_getattr(tx, name)
 
     def short_repr(self) -> str:
         return ":".join("" if p.is_python_constant() and p.as_python_constant() is None else p.short_repr()

@@ -1,14 +1,14 @@
 """Modules, user objects and classes, bound attributes and the NULL marker."""
 from __future__ import annotations
 
-import functools
 import inspect
 import types
-
 from dataclasses import dataclass, field
 
+import torch
+
 from ..exc import ObservedException, Unsupported, observed
-from ..source import AttrSource, Source, TypeSource
+from ..source import AttrSource, GetItemSource, Source, TypeSource
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 
@@ -49,6 +49,42 @@ def _read_static(value, name: str):
         raise Unsupported(f"{type(value).__name__} object has no attribute {name!r}") from error
 
 
+def guarded_function(tx, fn: types.FunctionType, source: Source | None):
+    """A user function read from a class: guarded on its code, so replacing it recompiles.
+
+    Not `build()`: a method is inlined even where trace_rules would make the function a
+    graph node (a torch module's forward), and only its identity is in question here.
+    """
+    from .user_functions import UserFunctionVariable
+    if source is not None:
+        tx.output.install_guard(AttrSource(source, "__code__"), "ID_MATCH", fn.__code__)
+    return UserFunctionVariable(fn, source=source)
+
+
+def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_var: VariableTracker, *,
+                 raw: bool):
+    """What reading `attr`, a function, staticmethod, classmethod or property found in a class,
+    gives `owner`, an instance of `cls_var`'s class (None: not one of those kinds).
+
+    `source` names either the raw descriptor (`raw`: `C.__dict__['f']`) or what reading it through
+    the class gives (`type(o).f`, which for a staticmethod is already the function).  The function
+    that runs is guarded on its code: replacing it recompiles.
+    """
+    from .user_functions import UserMethodVariable
+
+    def part(name):
+        return AttrSource(source, name) if source is not None else None
+    if isinstance(attr, types.FunctionType):
+        return UserMethodVariable(guarded_function(tx, attr, source), owner)
+    if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
+        return guarded_function(tx, attr.__func__, part("__func__") if raw else source)
+    if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
+        return UserMethodVariable(guarded_function(tx, attr.__func__, part("__func__")), cls_var)
+    if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+        return guarded_function(tx, attr.fget, part("fget")).call_function(tx, [owner], {})
+    return None
+
+
 @dataclass(frozen=True, eq=False)
 class SkippedFunctionVariable(VariableTracker):
     """A callable the tracer cannot look into (a C function, I/O, time): calling it breaks the graph."""
@@ -68,6 +104,46 @@ class SkippedFunctionVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"skipped {getattr(self.value, '__qualname__', self.value)}"
+
+
+# Classes whose methods the trackers model: `Cls.method(obj, ...)` is `obj.method(...)`.
+METHOD_OWNERS = (torch._C.TensorBase, list, dict, set, tuple, str, int, float)
+
+
+def is_modelled_method_descriptor(value) -> bool:
+    """`torch.Tensor.add_`, `dict.get`, `str.join`: a C method read from a class we model."""
+    return isinstance(value, (types.MethodDescriptorType, types.WrapperDescriptorType)) \
+        and getattr(value, "__objclass__", None) in METHOD_OWNERS
+
+
+@dataclass(frozen=True, eq=False)
+class MethodDescriptorVariable(VariableTracker):
+    """An unbound C method (`torch.Tensor.add_`, `getattr(torch.Tensor, name)`): calling it with an
+    instance first is that instance's method call, as Dynamo records it."""
+
+    value: object = None
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self):
+        return self.value
+
+    def call_function(self, tx, args, kwargs):
+        owner, name = self.value.__objclass__, self.value.__name__
+        if not args:
+            raise Unsupported(f"TypeError: unbound method {owner.__name__}.{name}() needs an argument")
+        obj = args[0].realize()
+        try:
+            is_instance = issubclass(obj.python_type(), owner)
+        except Unsupported:
+            is_instance = False
+        if not is_instance:
+            raise Unsupported(f"{owner.__name__}.{name}() called on {obj.describe()}")
+        return obj.call_method(tx, name, list(args[1:]), kwargs)
+
+    def short_repr(self) -> str:
+        return f"method {self.value.__objclass__.__name__}.{self.value.__name__}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +191,7 @@ class UserDefinedClassVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         from ..builder import build
-        from .user_functions import UserFunctionVariable, UserMethodVariable
+        from .user_functions import UserMethodVariable
         stored = recorded_class_attr(tx, self.value, name)
         if stored is not None:
             return stored
@@ -123,8 +199,9 @@ class UserDefinedClassVariable(VariableTracker):
         source = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(attr, staticmethod):  # Cls.f is the function itself: guarded, a swap recompiles
             return build(tx, attr.__func__, source)
-        if isinstance(attr, classmethod):
-            return UserMethodVariable(UserFunctionVariable(attr.__func__), self)
+        if isinstance(attr, classmethod):  # Cls.f is a new bound method per read: its __func__ is guarded
+            fn_source = AttrSource(source, "__func__") if source is not None else None
+            return UserMethodVariable(guarded_function(tx, attr.__func__, fn_source), self)
         if isinstance(attr, property):
             raise Unsupported(f"property {self.value.__name__}.{name} read from the class")
         return build(tx, getattr(self.value, name), source)
@@ -136,6 +213,8 @@ class UserDefinedClassVariable(VariableTracker):
         from .functional import handler_for
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
+        if self.value in FOLDED_CLASSES and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+            return _fold_construction(tx, self.value, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
         from .ctx_manager import construct_context
@@ -145,9 +224,6 @@ class UserDefinedClassVariable(VariableTracker):
         from .functions import CONSTANT_CLASSES, TorchFunctionVariable
         if self.value in CONSTANT_CLASSES:  # torch.finfo(dtype): a constant of numbers
             return TorchFunctionVariable(self.value).call_function(tx, args, kwargs)
-        if self.value is functools.partial:
-            from .user_functions import FunctoolsPartialVariable
-            return FunctoolsPartialVariable(args[0], tuple(args[1:]), dict(kwargs))
         from .object_protocol import construct_user_object
         return construct_user_object(tx, self, args, kwargs)
 
@@ -162,6 +238,18 @@ class UserDefinedClassVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"class {self.value.__qualname__}"
+
+
+# Classes whose instances are constants: made at trace time from constant arguments.
+FOLDED_CLASSES = frozenset({torch.device})
+
+
+def _fold_construction(tx, cls, args, kwargs):
+    try:
+        value = cls(*[a.as_python_constant() for a in args], **{k: v.as_python_constant() for k, v in kwargs.items()})
+    except Exception as error:
+        raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error} at trace time") from error
+    return ConstantVariable(value)
 
 
 def recorded_class_attr(tx, cls: type, name: str):
@@ -247,7 +335,10 @@ class UserDefinedObjectVariable(VariableTracker):
         """object.__getattribute__: attributes the trace stored, data descriptors, the instance
         dict, then the class; __getattr__ (in Python) when all miss."""
         from ..builder import build
-        from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
+        from .user_functions import (
+            BaseUserFunctionVariable,
+            UserMethodVariable,
+        )
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
@@ -280,18 +371,17 @@ class UserDefinedObjectVariable(VariableTracker):
             self._guard_not_in_instance_dict(tx, name)  # getattr(o, name, default) and hasattr rely on it
             raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
                            f"{cls.__qualname__} object has no attribute {name!r}")
-        self._guard_not_in_instance_dict(tx, name)
-        cls_source = TypeSource(self.source) if self.source is not None else self.cls_source
-        class_source = AttrSource(cls_source, name) if cls_source is not None else None
-        if isinstance(attr, types.FunctionType):
-            return UserMethodVariable(UserFunctionVariable(attr, source=class_source), self)
-        if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
-            return build(tx, attr.__func__, class_source)  # guarded: swapping it recompiles, as in Dynamo
-        if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
-            return UserMethodVariable(UserFunctionVariable(attr.__func__), UserDefinedClassVariable(cls))
-        if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
-            getter = build(tx, attr.fget, AttrSource(class_source, "fget") if class_source is not None else None)
-            return getter.call_function(tx, [self], {})
+        if not is_data_descriptor:  # a data descriptor wins over the instance dict: it does not matter
+            self._guard_not_in_instance_dict(tx, name)
+        cls_var = self.class_variable()
+        if isinstance(attr, (types.FunctionType, staticmethod, classmethod, property)):
+            # `type(o).name` is what Python's lookup finds through the MRO: guarded there, replacing
+            # the method, property or classmethod on the class or a base recompiles
+            source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
+            member = class_member(tx, attr, source, self, cls_var, raw=False)
+            if member is not None:
+                return member
+        class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
         from .object_protocol import SlotFunctionVariable, is_generic_slot
         if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
             return SlotFunctionVariable(attr, self)
@@ -310,6 +400,10 @@ class UserDefinedObjectVariable(VariableTracker):
         if self.source is not None:
             return build(tx, self.python_type(), AttrSource(self.source, "__class__"))
         return UserDefinedClassVariable(self.python_type(), source=self.cls_source)
+    def class_variable(self) -> UserDefinedClassVariable:
+        """type(self), with the Source its attributes are guarded through."""
+        source = TypeSource(self.source) if self.source is not None else self.cls_source
+        return UserDefinedClassVariable(self.python_type(), source=source)
 
     def call_method(self, tx, name, args, kwargs):
         return self.var_getattr(tx, name).call_function(tx, args, kwargs)
@@ -409,33 +503,55 @@ _MISSING = object()
 
 @dataclass(frozen=True, eq=False)
 class SuperVariable(VariableTracker):
-    """super() inside a method: attribute lookup starts after `cls` in type(obj)'s MRO."""
+    """super() inside a method: attribute lookup starts after `cls` in type(obj)'s MRO.
+
+    In a classmethod `obj` is the class itself: the MRO is its own and nothing binds to an
+    instance.  What the lookup passed over and what it found are guarded through the MRO
+    (`type(L['self']).__mro__[1].__dict__['f']`): a base gaining or replacing the attribute
+    between calls recompiles.
+    """
 
     cls: type = None
     obj: VariableTracker = None
 
+    def _start(self) -> UserDefinedClassVariable:
+        """The class whose MRO is searched, with its Source."""
+        obj = self.obj.realize()
+        if isinstance(obj, UserDefinedClassVariable):
+            return obj
+        if isinstance(obj, UserDefinedObjectVariable):
+            return obj.class_variable()
+        return UserDefinedClassVariable(obj.python_type())
+
     def var_getattr(self, tx, name):
-        from .user_functions import UserFunctionVariable, UserMethodVariable
-        owner = self.obj.realize()
-        # super() in __new__ or a classmethod is bound to a class: the lookup follows its own MRO
-        on_class = isinstance(owner, UserDefinedClassVariable) and issubclass(owner.value, self.cls)
-        mro = owner.value.__mro__ if on_class else self.obj.python_type().__mro__
-        for klass in mro[mro.index(self.cls) + 1:]:
-            if name in klass.__dict__:
-                attr = klass.__dict__[name]
-                if isinstance(attr, types.FunctionType):
-                    return UserMethodVariable(UserFunctionVariable(attr), self.obj)
-                if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
-                    return UserFunctionVariable(attr.__func__)
-                if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
-                    return UserMethodVariable(UserFunctionVariable(attr.__func__),
-                                              UserDefinedClassVariable(self.obj.python_type()))
-                if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
-                    return UserFunctionVariable(attr.fget).call_function(tx, [self.obj], {})
+        start = self._start()
+        mro = start.value.__mro__
+        if self.cls not in mro:
+            raise Unsupported(f"super(): {start.value.__qualname__} is not a subclass of {self.cls.__qualname__}")
+        mro_source = AttrSource(start.source, "__mro__") if start.source is not None else None
+        for index in range(mro.index(self.cls) + 1, len(mro)):
+            klass = mro[index]
+            dict_source = AttrSource(GetItemSource(mro_source, index), "__dict__") if mro_source else None
+            if name not in klass.__dict__:
+                if dict_source is not None:
+                    tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
+                continue
+            attr = klass.__dict__[name]
+            if attr is object.__init__:
+                return _NoOpInit()
+            source = GetItemSource(dict_source, name) if dict_source is not None else None
+            on_class = self.obj.realize() is start
+            if on_class and isinstance(attr, types.FunctionType):
+                return guarded_function(tx, attr, source)  # super(C, cls).f is the plain function
+            if on_class and isinstance(attr, property):
+                raise Unsupported(f"property {klass.__qualname__}.{name} read through super() from the class")
+            member = class_member(tx, attr, source, self.obj, start, raw=True)
+            if member is None:
                 from .object_protocol import SlotFunctionVariable, is_generic_slot
-                if is_generic_slot(attr):  # object.__getattribute__, OrderedDict.__setitem__, ...
+                if is_generic_slot(attr):  # object.__getattribute__, OrderedDict.__setitem__, object.__new__
                     return SlotFunctionVariable(attr, self.obj)
                 raise Unsupported(f"super().{name} is a {type(attr).__name__}")
+            return member
         raise Unsupported(f"super() has no attribute {name!r}")
 
     def call_method(self, tx, name, args, kwargs):
@@ -443,6 +559,14 @@ class SuperVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"super({self.cls.__qualname__}, {self.obj.short_repr()})"
+
+
+@dataclass(frozen=True, eq=False)
+class _NoOpInit(VariableTracker):
+    """object.__init__ reached through super(): does nothing."""
+
+    def call_function(self, tx, args, kwargs):
+        return ConstantVariable(None)
 
 
 def constant_or_class(value) -> VariableTracker:

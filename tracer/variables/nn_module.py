@@ -56,8 +56,15 @@ def _guard_members(tx, module, source, slot: str, read: str = "keys", key=None) 
 
 
 def record_module_init(tx) -> None:
-    """What nn.Module.__init__ leaves in a graph that traces it (as Dynamo's does): its usage log call."""
-    tx.output.call(tx, "call_function", torch._C._log_api_usage_once, (ConstantVariable("python.nn_module"),), {})
+    """What nn.Module.__init__ leaves in a graph that traces it (as Dynamo's does): its usage log
+    call, once per graph (the log is once per process: a second call records nothing)."""
+    log = torch._C._log_api_usage_once
+    if any(node.target is log and node.args == ("python.nn_module",) for node in tx.output.graph.nodes):
+        return
+    tx.output.call(tx, "call_function", log, (ConstantVariable("python.nn_module"),), {})
+def _class_defines(cls: type, name: str) -> bool:
+    """Whether object.__getattribute__ finds `name` on the class (its MRO, not its metaclass)."""
+    return any(name in klass.__dict__ for klass in cls.__mro__)
 
 
 def _is_parameter(tracker) -> bool:
@@ -93,14 +100,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 and not self._overrides(name):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
-        if name not in instance_dict:
+        if name not in instance_dict and not _class_defines(type(module), name):
+            # nn.Module.__getattr__: reached only when the class and the instance dict both miss
             for slot in _SLOTS:
                 members = instance_dict.get(slot, {})
-                if name in members:
-                    value = members[name]
-                    if value is None:
-                        return ConstantVariable(None)
-                    return build(tx, value, self._slot_source(slot, name))
+                if name in members:  # a None member too is guarded: registering a tensor there recompiles
+                    return build(tx, members[name], self._slot_source(slot, name))
             if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
                 # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
                 # default, hasattr or an `except AttributeError` expect to be told
@@ -129,6 +134,10 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _call_forward(self, tx, args, kwargs):
         """nn.Module.__call__: its forward pre-hooks, forward, its forward hooks, each traced inline."""
         module = self.value
+        from ..trace_rules import module_skip_reason
+        skip = module_skip_reason(module)
+        if skip is not None:  # an RNN: the graph breaks at the call, as Dynamo's does
+            raise Unsupported(skip)
         hooks = hooks_of(module)
         untraced = [name for name in hooks if name not in _TRACED_HOOKS]
         if untraced or module._forward_pre_hooks_with_kwargs or module._forward_hooks_with_kwargs \

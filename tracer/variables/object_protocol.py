@@ -89,9 +89,12 @@ class SlotFunctionVariable(VariableTracker):
         if name == "__new__":
             return new_instance(tx, target, self.fn)
         from .misc import UserDefinedObjectVariable
-        if not isinstance(target, UserDefinedObjectVariable):
-            raise Unsupported(f"{self.short_repr()} on {target.describe()}")
         rest = args[1:]
+        if not isinstance(target, UserDefinedObjectVariable):
+            owner = _slot_owner(self.fn)
+            if owner in DICT_BASES and issubclass(target.python_type(), owner):  # dict.keys(d) of a plain dict
+                return target.call_method(tx, name, list(rest), dict(kwargs))
+            raise Unsupported(f"{self.short_repr()} on {target.describe()}")
         if name == "__getattribute__":
             return target.generic_getattr(tx, _name_of(rest[0]))
         if name == "__setattr__":
@@ -149,25 +152,27 @@ def check_buildable(cls: type) -> None:
 def construct_user_object(tx, cls_var, args, kwargs):
     """`Cls(*args)` for a Python class: type.__call__ traced — `__new__` then `__init__`, each
     inlined when written in Python (a metaclass that only customises class creation is fine)."""
-    from .misc import UserDefinedObjectVariable
-    from .user_functions import UserFunctionVariable
+    from ..source import AttrSource
+    from .misc import UserDefinedObjectVariable, guarded_function
     cls = cls_var.value
     if issubclass(cls, torch.nn.Module):
-        raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace")
+        return construct_module(tx, cls_var, args, kwargs)
     if issubclass(cls, BaseException):
         raise Unsupported(f"constructing {cls.__qualname__} objects (an exception class)")
     if python_slot(type(cls), "__call__") is not None or type(cls).__call__ is not type.__call__:
         raise Unsupported(f"constructing {cls.__qualname__} objects (its metaclass customises __call__)")
     new = python_slot(cls, "__new__")
     if new is not None:
-        obj = UserFunctionVariable(new).call_function(tx, [cls_var, *args], kwargs).realize()
+        new_source = AttrSource(cls_var.source, "__new__") if cls_var.source is not None else None
+        obj = guarded_function(tx, new, new_source).call_function(tx, [cls_var, *args], kwargs).realize()
         if not (isinstance(obj, UserDefinedObjectVariable) and issubclass(obj.python_type(), cls)):
             return obj  # Python skips __init__ when __new__ returns something else
     else:
         obj = new_instance(tx, cls_var)
     init = inspect.getattr_static(cls, "__init__")
-    if isinstance(init, types.FunctionType):
-        UserFunctionVariable(init).call_function(tx, [obj, *args], kwargs)
+    if isinstance(init, types.FunctionType):  # guarded on its code: replacing __init__ recompiles
+        init_source = AttrSource(cls_var.source, "__init__") if cls_var.source is not None else None
+        guarded_function(tx, init, init_source).call_function(tx, [obj, *args], kwargs)
     elif init is object.__init__:
         if (args or kwargs) and new is None:
             raise Unsupported(f"TypeError: {cls.__qualname__}() takes no arguments")
@@ -176,6 +181,30 @@ def construct_user_object(tx, cls_var, args, kwargs):
     else:
         raise Unsupported(f"{cls.__qualname__}.__init__ is not a Python function")
     return obj
+
+
+def construct_module(tx, cls_var, args, kwargs):
+    """`nn.GELU()`, `nn.CrossEntropyLoss()` inside forward: a module without parameters or buffers,
+    built now from constant arguments (its construction is the same every call), and called like
+    any other.  The graph gets the usage-log node nn.Module.__init__ leaves in Dynamo's."""
+    from .nn_module import NNModuleVariable, record_module_init
+    cls = cls_var.value
+    values = [a.realize() for a in [*args, *kwargs.values()]]
+    if not all(v.is_python_constant() for v in values):
+        raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace from "
+                          f"{', '.join(v.describe() for v in values if not v.is_python_constant())}")
+    with torch.random.fork_rng(devices=[]):  # nothing drawn at trace time reaches the program
+        try:
+            module = cls(*[a.as_python_constant() for a in args],
+                         **{k: v.as_python_constant() for k, v in kwargs.items()})
+        except Exception as error:
+            from ..exc import observed
+            raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error}") from error
+    if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
+        raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace (it has parameters "
+                          "or buffers, which would become constants of the graph)")
+    record_module_init(tx)
+    return NNModuleVariable(module)
 
 
 def dict_base_call(tx, obj, name: str, args, kwargs):

@@ -16,6 +16,7 @@ from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
 from .lists import BaseListVariable, ListVariable, TupleVariable
 from .misc import UserDefinedObjectVariable
+from .numpy import numpy_operator
 from .tensor import TensorVariable
 
 
@@ -35,9 +36,14 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         if op in (operator.eq, operator.ne) and all(_default_eq(a) for a in args):
             same = _same_object(args[0], args[1])  # object.__eq__ on both sides: identity
             return ConstantVariable(same if op is operator.eq else not same)
+    if op is operator.getitem and isinstance(args[0], ConstDictVariable):  # d[t]: a tensor key, by identity
+        return args[0].getitem(tx, args[1])
+    array_result = numpy_operator(tx, op, args)  # an ndarray with no plain tensor: NumPy's semantics
+    if array_result is not None:
+        return array_result
     if any(isinstance(a, TensorVariable) for a in args):
-        if op in INPLACE_TO_PLAIN and not isinstance(args[0], TensorVariable):
-            op = INPLACE_TO_PLAIN[op]  # `c += t` on a number: c = c + t, as Python falls back
+        if not isinstance(args[0], (TensorVariable, BaseListVariable)):  # `n += t` is `n + t` for a number n
+            op = INPLACE_TO_PLAIN.get(op, op)
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if op is operator.getitem:
         return _getitem(tx, args[0], args[1])
@@ -54,14 +60,14 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if op in (operator.is_, operator.is_not):  # before folding: two equal lists are not one list
         same = _same_object(args[0], args[1])
         return ConstantVariable(same if op is operator.is_ else not same)
-    if all(a.is_python_constant() for a in args):
-        for arg in args:
-            if isinstance(arg, ConstDictVariable):  # `D == {...}` reads its key set, not only its values
-                arg.guard_keys(tx)
+    if all(a.is_python_constant() for a in args):  # a dict from outside read whole guards its keys there
         return _fold(tx, op, [a.as_python_constant() for a in args])
     if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
             and isinstance(args[1], BaseListVariable):
         raise Unsupported("comparing sequences that hold tensors")
+    if op in (operator.eq, operator.ne) and len(args) == 2 and all(_identity_eq(a) for a in args):
+        same = _same_object(args[0], args[1])  # a type without __eq__ (a partial, a function): identity
+        return ConstantVariable(same if op is operator.eq else not same)
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
 
 
@@ -81,9 +87,21 @@ def _default_eq(var) -> bool:
     return type(var) is ConstantVariable
 
 
+def _identity_eq(var) -> bool:
+    """Whether `==` on var is object.__eq__ (identity), for a tracker that is no constant."""
+    try:
+        cls = var.python_type()
+    except Unsupported:
+        return False
+    return cls.__eq__ is object.__eq__ and not var.is_python_constant()
+
+
 def _same_object(a, b) -> bool:
-    """`a is b` for trackers: same container, cell or object identity, or same real value."""
+    """`a is b` for trackers: same container, cell or object identity, or same real value; two
+    trackers read from one Source at one time are one object."""
     if a is b:
+        return True
+    if a.source is not None and b.source is not None and a.source == b.source:
         return True
     if type(a) is not type(b):
         return False

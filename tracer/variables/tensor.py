@@ -27,7 +27,7 @@ FOLDED_METHODS = frozenset({
     "is_inference", "type_as_string",
 })
 # Methods that would turn data into Python values: the graph cannot hold them.
-DATA_DEPENDENT_METHODS = frozenset({"item", "tolist", "numpy", "__bool__", "__index__", "__int__", "__float__"})
+DATA_DEPENDENT_METHODS = frozenset({"item", "tolist", "__bool__", "__index__", "__int__", "__float__"})
 # Methods that act on autograd's state, not on values: a graph cannot hold them (Dynamo breaks too).
 AUTOGRAD_METHODS = {
     "backward": "runs autograd outside the graph",
@@ -118,6 +118,9 @@ class TensorVariable(VariableTracker):
             return ConstantVariable(value)
         if name in DATA_DEPENDENT_METHODS:
             raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time")
+        if name == "numpy":  # an array computed in the graph through torch._numpy
+            from .numpy import ndarray_from_tensor
+            return ndarray_from_tensor(tx, self, kwargs.get("force"))
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):

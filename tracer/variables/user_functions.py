@@ -2,9 +2,9 @@
 
 `UserFunctionVariable` wraps a real function object; `NestedUserFunctionVariable`
 a function made by MAKE_FUNCTION during the trace (a lambda, a nested def, a
-comprehension's body); `UserMethodVariable` a function bound to a tracked self;
-`FunctoolsPartialVariable` a partial.  Their closures hold `CellVariable`s whose
-contents live in the side-effects record.
+comprehension's body); `UserMethodVariable` a function bound to a tracked
+self.  Their closures hold `CellVariable`s whose contents live in the
+side-effects record.
 """
 from __future__ import annotations
 
@@ -213,31 +213,3 @@ class UserMethodVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"method {self.fn.qualname} of {self.obj.short_repr()}"
-
-
-@dataclass(frozen=True, eq=False)
-class FunctoolsPartialVariable(VariableTracker):
-    func: VariableTracker = None
-    args: tuple = ()
-    keywords: dict = field(default_factory=dict)
-
-    def python_type(self) -> type:
-        import functools
-        return functools.partial
-
-    def call_function(self, tx, args, kwargs):
-        return self.func.call_function(tx, [*self.args, *args], {**self.keywords, **kwargs})
-
-    def var_getattr(self, tx, name):
-        from .lists import TupleVariable
-        from .dicts import ConstDictVariable
-        if name == "func":
-            return self.func
-        if name == "args":
-            return TupleVariable(tuple(self.args))
-        if name == "keywords":
-            return ConstDictVariable(dict(self.keywords))
-        return super().var_getattr(tx, name)
-
-    def short_repr(self) -> str:
-        return f"partial({self.func.short_repr()}, ...)"

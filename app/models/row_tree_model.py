@@ -1,25 +1,21 @@
-"""A Qt-free row tree and the one generic QAbstractItemModel that shows it.
+"""The one generic QAbstractItemModel: it shows a forest of `rows.RowItem`s.
 
-Every panel's data is a forest of `RowItem`s: a tuple of display strings per
-column, an opaque payload the panel reads back on click (a Guard, a depth, a
-compile id ...), and a few presentation flags (changed, dim, bold, checkable).
-Building the forest is plain Python, so it is tested without Qt; the model
-only maps it to roles.  Flat tables are forests without children.
+The items are built without Qt (rows.py); this adapter maps them to roles,
+fonts and colours, which come from app.theme when a cell is painted, so they
+follow light or dark mode.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 
 from app import theme
 
+from .rows import RowItem
+
 PAYLOAD_ROLE = Qt.UserRole.value + 1  # the row's payload object
 CHANGED_ROLE = Qt.UserRole.value + 2  # True when the row is highlighted as changed/new
 ITEM_ROLE = Qt.UserRole.value + 3  # the RowItem itself
-
-# Row colours (changed / dim / error) come from app.theme when a cell is painted, so they follow light or dark mode.
 
 # Roles as ints: data() runs for every visible cell on every repaint.
 _BACKGROUNDROLE = Qt.BackgroundRole.value
@@ -33,36 +29,6 @@ _HORIZONTAL = Qt.Horizontal.value
 _ALIGN_CENTER = int(Qt.AlignCenter.value)
 _ROW_FLAGS = Qt.ItemIsEnabled | Qt.ItemIsSelectable  # combined once: flags() runs per cell
 _CHECKABLE_FLAGS = _ROW_FLAGS | Qt.ItemIsUserCheckable
-
-
-@dataclass(eq=False)
-class RowItem:
-    """One row: display text per column plus what a click should report."""
-
-    values: tuple
-    payload: object = None
-    children: list = field(default_factory=list)
-    changed: bool = False
-    dim: bool = False
-    bold: bool = False
-    error: bool = False
-    tooltip: str | None = None
-    checked: bool | None = None  # a checkbox in column 0 when not None
-    parent: "RowItem | None" = field(default=None, repr=False)
-
-    def add(self, child: "RowItem") -> "RowItem":
-        child.parent = self
-        self.children.append(child)
-        return child
-
-    def row(self) -> int:
-        siblings = self.parent.children if self.parent is not None else None
-        return siblings.index(self) if siblings is not None else 0
-
-    def walk(self):
-        yield self
-        for child in self.children:
-            yield from child.walk()
 
 
 def monospace_font() -> QFont:
@@ -83,6 +49,7 @@ class RowTreeModel(QAbstractItemModel):
         self.centered_columns = frozenset(centered_columns)  # short numbers: hits, counts, depth
         self._root = RowItem(())
         self._mono = monospace_font()
+        self._plain = QFont()
 
     # ---- content ---------------------------------------------------------------------
     def set_items(self, items: list) -> None:
@@ -147,6 +114,13 @@ class RowTreeModel(QAbstractItemModel):
             return _CHECKABLE_FLAGS
         return _ROW_FLAGS
 
+    def set_font_size(self, points: float) -> None:
+        """Font zoom for the monospace columns and the bold/dim styles (the view sets its own font)."""
+        self._mono.setPointSizeF(points)
+        self._plain.setPointSizeF(points)
+        self.__dict__.pop("_fonts", None)
+        self.layoutChanged.emit()
+
     def has_nested_rows(self) -> bool:
         """Whether any top row has children (a view need not expand otherwise)."""
         return any(item.children for item in self._root.children)
@@ -156,7 +130,7 @@ class RowTreeModel(QAbstractItemModel):
         cache = self.__dict__.setdefault("_fonts", {})
         key = (mono, italic, bold)
         if key not in cache:
-            font = QFont(self._mono) if mono else QFont()
+            font = QFont(self._mono) if mono else QFont(self._plain)
             font.setItalic(italic)
             font.setBold(bold)
             cache[key] = font
@@ -169,7 +143,8 @@ class RowTreeModel(QAbstractItemModel):
             return None
         column = index.column()
         if role == _DISPLAYROLE:
-            return str(item.values[column]) if column < len(item.values) else ""
+            text = str(item.values[column]) if column < len(item.values) else ""
+            return text.replace("\n", " ⏎ ") if "\n" in text else text  # one line: rows keep one height
         if role == _TOOLTIPROLE:
             if item.tooltip:
                 return item.tooltip
@@ -210,4 +185,4 @@ class RowTreeModel(QAbstractItemModel):
         return True
 
 
-__all__ = ["PAYLOAD_ROLE", "CHANGED_ROLE", "ITEM_ROLE", "RowItem", "RowTreeModel", "monospace_font"]
+__all__ = ["CHANGED_ROLE", "ITEM_ROLE", "PAYLOAD_ROLE", "RowItem", "RowTreeModel", "monospace_font"]

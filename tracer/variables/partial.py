@@ -1,0 +1,81 @@
+"""functools.partial objects: a callable with some arguments bound ahead.
+
+A partial made in the trace, or read from outside, is modelled by its three
+parts (`func`, `args`, `keywords`), each a tracker: calling it calls `func` with
+the bound arguments first, as Python does.  `partial(partial(f, a), b)` is
+flattened to `partial(f, a, b)` as CPython flattens it, so `.func` and `.args`
+answer what they answer eagerly.  Two partials are equal only when they are the
+same object (partial has no `__eq__`).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from ..exc import observed
+from .base import VariableTracker
+
+# What a partial object has besides its three parts (dir(functools.partial(f))).
+_PARTIAL_ATTRIBUTES = frozenset(name for name in dir(functools.partial(print)))
+
+
+@dataclass(frozen=True, eq=False)
+class FunctoolsPartialVariable(VariableTracker):
+    func: VariableTracker = None
+    args: tuple = ()
+    keywords: dict = field(default_factory=dict)
+    flattens: bool = True  # False for a partial from outside with an instance __dict__ (CPython keeps it)
+
+    @classmethod
+    def make(cls, func: VariableTracker, args, keywords: dict) -> "FunctoolsPartialVariable":
+        """`functools.partial(func, *args, **keywords)` made in the trace."""
+        inner = func.realize()
+        if isinstance(inner, FunctoolsPartialVariable) and inner.flattens:
+            return cls(inner.func, (*inner.args, *args), {**inner.keywords, **keywords})
+        return cls(func, tuple(args), dict(keywords))
+
+    def python_type(self) -> type:
+        return functools.partial
+
+    def call_function(self, tx, args, kwargs):
+        return self.func.call_function(tx, [*self.args, *args], {**self.keywords, **kwargs})
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "__call__":
+            return self.call_function(tx, args, kwargs)
+        return self.var_getattr(tx, name).call_function(tx, args, kwargs)
+
+    def var_getattr(self, tx, name):
+        from .dicts import ConstDictVariable
+        from .lists import TupleVariable
+        from .misc import GetAttrVariable
+        if name == "func":
+            return self.func
+        if name == "args":
+            return TupleVariable(tuple(self.args))
+        if name == "keywords":
+            return ConstDictVariable(dict(self.keywords))
+        if name == "__call__":
+            return GetAttrVariable(self, name)
+        if name not in _PARTIAL_ATTRIBUTES:  # hasattr(p, "__name__") is False, as eagerly
+            raise observed(AttributeError(f"'functools.partial' object has no attribute {name!r}"),
+                           f"functools.partial object has no attribute {name!r}")
+        return super().var_getattr(tx, name)
+
+    def children(self):
+        return [("func", self.func), *((f"args[{i}]", a) for i, a in enumerate(self.args)),
+                *((f"keywords[{k!r}]", v) for k, v in self.keywords.items())]
+
+    def replace_children(self, swap):
+        return FunctoolsPartialVariable(swap(self.func), tuple(swap(a) for a in self.args),
+                                        {k: swap(v) for k, v in self.keywords.items()}, self.flattens,
+                                        source=self.source)
+
+    def short_repr(self) -> str:
+        return f"partial({self.func.short_repr()}, ...)"
+
+
+def partial_of(tx, func, *args, **keywords):
+    """functools.partial(...) called in the trace."""
+    return FunctoolsPartialVariable.make(func, args, keywords)
+
