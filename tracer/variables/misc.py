@@ -447,11 +447,11 @@ class UserDefinedObjectVariable(VariableTracker):
         """obj.__dict__: of an object made in the trace, a view of its recorded attributes; of an
         outside object, its real dict, a tracked container (writes replay on it)."""
         from ..builder import build
-        if self.is_new():
-            from .object_protocol import InstanceDictVariable
+        if self.is_new() or (self.source is not None and tx.output.side_effects.attrs.get(self.identity())):
+            from .object_protocol import InstanceDictVariable  # a view: the trace's assignments on top
             return InstanceDictVariable(self)
-        if self.source is None or tx.output.side_effects.attrs.get(self.identity()):
-            raise Unsupported(f"__dict__ of {self.describe()} whose attributes the trace holds")
+        if self.source is None:
+            raise Unsupported(f"__dict__ of {self.describe()}, reached without a source")
         return build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
 
     def del_attr(self, tx, name):

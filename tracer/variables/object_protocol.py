@@ -203,7 +203,8 @@ def construct_module(tx, cls_var, args, kwargs):
     if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
         raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace (it has parameters "
                           "or buffers, which would become constants of the graph)")
-    record_module_init(tx)
+    if not module._buffers:  # Dynamo traces __init__ (leaving its log node) unless it registers a buffer,
+        record_module_init(tx)  # even a None one (a loss's weight): then it builds the module as we do
     return NNModuleVariable(module)
 
 
@@ -270,10 +271,34 @@ class InstanceDictVariable(VariableTracker):
         raise Unsupported(f"{self.short_repr()} as a constant")
 
     def _entries(self, tx) -> dict:
-        return dict(tx.output.side_effects.attrs.get(self.obj.identity(), {}))
+        """The attributes now: an outside object's real ones (each read through its source, the key
+        set guarded) under the ones the trace assigned."""
+        recorded = dict(tx.output.side_effects.attrs.get(self.obj.identity(), {}))
+        real = self._real(tx)
+        return {**(real.read_entries() if real is not None else {}), **recorded}
+
+    def _real(self, tx):
+        if self.obj.is_new():
+            return None
+        from ..builder import build
+        from ..source import AttrSource
+        return build(tx, self.obj.value.__dict__, AttrSource(self.obj.source, "__dict__")).realize()
+
+    def _lookup(self, tx, name, args, kwargs):
+        """`d[k]`, `d.get(k)`, `k in d` for one key: the trace's own assignment, else the real dict's
+        answer (which guards just that key)."""
+        from .dicts import ConstDictVariable
+        key = _name_of(args[0])
+        recorded = tx.output.side_effects.attrs.get(self.obj.identity(), {})
+        real = self._real(tx)
+        if key in recorded or real is None:
+            return ConstDictVariable(dict(recorded)).call_method(tx, name, list(args), dict(kwargs))
+        return real.call_method(tx, name, list(args), dict(kwargs))
 
     def call_method(self, tx, name, args, kwargs):
         from .dicts import ConstDictVariable
+        if name in ("__getitem__", "get", "__contains__") and args:
+            return self._lookup(tx, name, args, kwargs)
         if name == "__setitem__":
             self.obj.generic_setattr(tx, _name_of(args[0]), args[1])
             return ConstantVariable(None)
