@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
                                QScrollArea, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QToolBar,
                                QVBoxLayout, QWidget)
 
+from .compare_dock import CompareDock
 from .controller import DebugController
 from .paths import DEFAULT_SCRIPT
 from .settings import Settings
@@ -48,7 +49,8 @@ DEFAULT_FONT_SIZE = 10
 # (dock object name, title): short titles, so tabbed docks read whole at 1280 px
 DOCKS = (("stack", "Stack"), ("locals", "Locals"), ("callstack", "Call stack"), ("watch", "Watch"),
          ("sources", "Sources and guards"), ("breakpoints", "Breakpoints"), ("graph", "FX graph"),
-         ("cache", "Cache"), ("breaks", "Graph breaks"), ("guard_editor", "Guard editor"), ("log", "Log"))
+         ("cache", "Cache"), ("breaks", "Graph breaks"), ("guard_editor", "Guard editor"), ("log", "Log"),
+         ("compare", "Compare"))
 
 
 class MainWindow(QMainWindow):
@@ -69,6 +71,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_actions()
         self._build_toolbar()
+        self._build_compare()
         self._build_status()
         self._build_menu()
         self._wire()
@@ -197,6 +200,15 @@ class MainWindow(QMainWindow):
             if action_id in ("step_back", "continue"):
                 toolbar.addSeparator()
 
+    def _build_compare(self) -> None:
+        """The Compare dock (the open script under real torch.compile too) and its toolbar action."""
+        self.compare = CompareDock(dict(DOCKS)["compare"], self, self.controller, self.log_panel.append)
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.compare)
+        self.tabifyDockWidget(self.dock("graph"), self.compare)
+        self.dock("graph").raise_()
+        self.actions_by_id["compare"] = self.compare.action
+        self.findChild(QToolBar, "stepping").addAction(self.compare.action)
+
     def _build_status(self) -> None:
         """A busy bar and the running time while a script runs; Stop sits in the toolbar."""
         self.run_label = QLabel()
@@ -239,7 +251,7 @@ class MainWindow(QMainWindow):
 
     def dock(self, name: str) -> QDockWidget:
         """A dock by its object name: stack, locals, callstack, watch, sources, breakpoints, graph, cache,
-        breaks, guard_editor, log."""
+        breaks, guard_editor, log, compare."""
         return self.findChild(QDockWidget, name)
 
     def showEvent(self, event):  # noqa: N802 - Qt override
@@ -332,6 +344,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event):  # noqa: N802 - Qt override
         self.controller.stop_script()
+        self.compare.stop()
         self.settings.save_layout(self)
         self.settings.set_breakpoints(self.controller.breakpoint_specs())
         self.settings.set_watches(self.watch_panel.expressions)

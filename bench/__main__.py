@@ -67,8 +67,11 @@ def same(a, b) -> bool:
 def guard_check(kind, opt, fn, args):
     """(check, check_args): one guard check of the first cache entry, on this call's locals."""
     f_locals = (opt if kind == "tracer" else tracer.compile(fn)).bind(args, {})
-    if kind == "tracer":
-        return opt.cache_entries[0].guards.check, (f_locals, function_of(fn).__globals__)
+    if kind == "tracer":  # what the frame hook's lookup runs: the native tree, else the Python check
+        guards = opt.cache_entries[0].guards
+        if guards.native is not None:
+            return guards.native.root.check, (f_locals,)  # hits it counts are not read here
+        return guards.python_check, (f_locals, function_of(fn).__globals__)
     entries = _debug_get_cache_entry_list(function_of(fn).__code__)
     return entries[-1].guard_manager.check, (f_locals,)
 

@@ -205,6 +205,10 @@ def _build_from_source(tx, value, source: Source):
         guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
         owner = build_from_source(tx, value.__self__, AttrSource(source, "__self__"))
         return GetAttrVariable(owner, value.__name__, source=source)
+    inline_target = type(value).__dict__.get("inline_target")  # a tracer.compile'd function
+    if isinstance(inline_target, property) and inline_target.__get__(value) is not None:
+        guard(source, "ID_MATCH", value)  # inlined, as Dynamo inlines a compiled function it meets
+        return build_from_source(tx, inline_target.__get__(value), AttrSource(source, "fn"))
     if is_generic_slot(value):
         guard(source, "ID_MATCH", value)
         return SlotFunctionVariable(value, source=source)

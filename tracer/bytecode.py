@@ -77,11 +77,9 @@ class DecodedCode:
 JUMP_OPNAMES = frozenset(dis.opname[op] for op in dis.hasjrel + dis.hasjabs)
 UNCONDITIONAL_JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"})
 POP_JUMPS = frozenset(name for name in JUMP_OPNAMES if name.startswith("POP_JUMP_"))
+JUMP_IF_OR_POP = frozenset({"JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"})  # pops only when it falls through
 # Instructions after which control never reaches the next one.
 TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"}) | UNCONDITIONAL_JUMPS
-
-# BINARY_OP's oparg indexes this table (CPython's Include/opcode.h NB_* order).
-BINARY_OP_SYMBOLS: tuple[str, ...] = tuple(symbol for _, symbol in dis._nb_ops)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -171,7 +169,7 @@ def stack_effect(inst, *, jump: bool = False) -> int:
 
 def initial_stack_depth(code: types.CodeType) -> int:
     """3.11 resumes a new generator with the value sent to it on the stack (its first POP_TOP pops it)."""
-    return 1 if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR) else 0
+    return 1 if is_generator_code(code) else 0
 
 
 def local_slots(code: types.CodeType) -> int:
@@ -205,12 +203,62 @@ def operand_index_problem(code: types.CodeType, inst) -> str | None:
     return None
 
 
+# ---- operands whose bits carry meaning, and code flags (CPython 3.11) ------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FunctionParts:
+    """What MAKE_FUNCTION pops below the code object, as its oparg's flag bits say (in pop order)."""
+
+    closure: bool
+    annotations: bool
+    kwdefaults: bool
+    defaults: bool
+
+
+def function_parts(inst) -> FunctionParts:
+    return FunctionParts(closure=bool(inst.arg & 0x08), annotations=bool(inst.arg & 0x04),
+                         kwdefaults=bool(inst.arg & 0x02), defaults=bool(inst.arg & 0x01))
+
+
+def format_conversion(inst) -> tuple:
+    """FORMAT_VALUE's (conversion: None, str, repr or ascii; whether a format spec is on the stack)."""
+    return inst.argval  # dis decodes the oparg into exactly this pair
+
+
+def unpack_ex_counts(inst) -> tuple[int, int]:
+    """UNPACK_EX's (names before the starred one, names after it)."""
+    return inst.arg & 0xFF, inst.arg >> 8
+
+
+def pushes_null(inst) -> bool:
+    """Whether LOAD_GLOBAL also pushes the NULL a CALL of the global expects below it."""
+    return inst.opname == "LOAD_GLOBAL" and bool(inst.arg & 1)
+
+
+def has_kwargs_mapping(inst) -> bool:
+    """Whether CALL_FUNCTION_EX has a mapping of keyword arguments on top of its positional ones."""
+    return bool(inst.arg & 1)
+
+
+VAR_PARAMETER_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def has_var_parameters(code: types.CodeType) -> bool:
+    """Whether the code takes *args or **kwargs."""
+    return bool(code.co_flags & VAR_PARAMETER_FLAGS)
+
+
+def is_generator_code(code: types.CodeType) -> bool:
+    """Whether calling the code makes a generator, coroutine or async generator instead of running it."""
+    return bool(code.co_flags & GENERATOR_FLAGS)
+
+
+def plain_function_flags(flags: int) -> int:
+    """`flags` for a code object made from another whose parameters are all plain positional ones and
+    that runs when called (a resume function, rewritten code with its own argument list)."""
+    return flags & ~(VAR_PARAMETER_FLAGS | inspect.CO_GENERATOR)
+
+
 def _all_strings(value) -> bool:
     return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
-
-
-def argument_names(code: types.CodeType) -> tuple[str, ...]:
-    """Names of the parameters, in frame order (positional, kw-only, *args, **kwargs)."""
-    count = code.co_argcount + code.co_kwonlyargcount
-    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
-    return code.co_varnames[:count]

@@ -16,7 +16,9 @@ import types
 
 import bytecode as bc
 import torch
+from torch._C._dynamo.eval_frame import set_eval_frame
 
+from .bytecode import is_generator_code, plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
@@ -42,7 +44,8 @@ GRAPH_OUT = "___graph_out"
 
 
 class NamedCallable:
-    """A constant in rewritten code that disassembles under a readable name."""
+    """A compiled graph in rewritten code: disassembles under a readable name, and runs with the frame
+    hook off (as Dynamo runs its graphs), so the backend's Python frames are not offered to it."""
 
     __slots__ = ("name", "fn")
 
@@ -51,7 +54,11 @@ class NamedCallable:
         self.fn = fn
 
     def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
+        prior = set_eval_frame(None)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            set_eval_frame(prior)
 
     def __repr__(self) -> str:
         return self.name
@@ -105,7 +112,7 @@ def _compilable(var) -> bool:
 
 def _runs_as_frame(code: types.CodeType) -> bool:
     """Whether a function called at a break can run compiled: generators and coroutines run as they are."""
-    return not code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR)
+    return not is_generator_code(code)
 
 
 class PyCodegen:
@@ -511,6 +518,6 @@ def assemble(original: types.CodeType, body: list, *, name: str | None = None,
         code.posonlyargcount = 0
         code.kwonlyargcount = 0
         code.argnames = list(argnames)
-        code.flags = template.flags & ~(0x04 | 0x08)
-    code.flags &= ~0x20  # never a generator
+        code.flags = plain_function_flags(template.flags)
+    code.flags &= ~inspect.CO_GENERATOR  # never a generator
     return check_code(code.to_code())

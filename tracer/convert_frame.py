@@ -20,6 +20,7 @@ import torch.fx
 
 from . import resume as resume_mod
 from . import trace_rules
+from .bytecode import JUMP_IF_OR_POP, POP_JUMPS, has_kwargs_mapping, stack_effect
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
 from .exc import InternalTracerWarning, Unsupported, UserLocation
@@ -29,11 +30,6 @@ from .source import Source
 from .symbolic_convert import InstructionTranslator
 from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
 from .variables.misc import NullVariable
-
-_POP_JUMPS = frozenset({
-    "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE",
-    "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
-    "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
 
 
 @dataclass
@@ -220,10 +216,10 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     # The instruction runs on the top `consumed` slots; the slots below stay as they are and go
     # straight to the resume function (a NULL there is pushed by the resume function itself:
     # CPython cannot store or pop a NULL).  Each continuation: (target, stack depth after).
-    if inst.opname in _POP_JUMPS:
+    if inst.opname in POP_JUMPS:
         consumed = 1
         continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack) - 1)]
-    elif inst.opname in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+    elif inst.opname in JUMP_IF_OR_POP:
         consumed = 1
         continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack))]
     elif inst.opname in resume_mod.JUMP_OPNAMES or inst.opname in ("RETURN_VALUE", "FOR_ITER"):
@@ -232,7 +228,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         consumed = inst.arg + 2
         continuations = [(inst.index + 1, len(stack) - inst.arg - 1)]
     elif inst.opname == "CALL_FUNCTION_EX":  # f(*args, **kwargs): the callable, its NULL, args (and kwargs)
-        callable_at = len(stack) - 2 - (inst.arg & 1)
+        callable_at = len(stack) - 2 - has_kwargs_mapping(inst)
         below = callable_at - 1 if callable_at > 0 and isinstance(stack[callable_at - 1], NullVariable) \
             else callable_at
         consumed = len(stack) - below
@@ -244,7 +240,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         if pushes is None:
             raise Unsupported(f"graph break at {inst.opname} ({error.reason}): Standin cannot resume "
                               "after this instruction yet, so the frame runs eagerly")
-        consumed = pushes - resume_mod.stack_effect(inst)
+        consumed = pushes - stack_effect(inst)
         continuations = [(inst.index + 1, len(stack) - consumed + pushes)]
         if consumed > len(stack) or any(isinstance(v, NullVariable) for v in stack[len(stack) - consumed:]):
             raise Unsupported(f"graph break at {inst.opname} next to a pending call ({error.reason}): "
@@ -261,7 +257,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         callable_at = len(stack) - inst.arg - 2
         call_slot = callable_at + 1 if isinstance(stack[callable_at], NullVariable) else callable_at
     elif inst.opname == "CALL_FUNCTION_EX":
-        call_slot = len(stack) - 2 - (inst.arg & 1)
+        call_slot = len(stack) - 2 - has_kwargs_mapping(inst)
 
     def emit(cg: PyCodegen):
         for i, value in enumerate(stack):
@@ -326,7 +322,7 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
                     args()
                 cg.call(fn.call_with_cells, args_after_cells, nargs + 1)
             else:
-                cg.call(fn, args, nargs)
+                cg.call(fn.fn, args, nargs)  # under the frame hook, its frame is compiled
             cg.emit("RETURN_VALUE")
         if modes:
             cg.instructions.append(restore_label)
@@ -369,14 +365,14 @@ def _set_grad_mode(cg: PyCodegen, mode: bool) -> None:
 
 def _collect(owner, output, emit) -> list:
     """First pass over the code to emit: which graph values it needs as outputs."""
-    probe = PyCodegen(owner.code, output.side_effects, wrap_callable=owner.nested_compiled)
+    probe = PyCodegen(owner.code, output.side_effects)  # a callee called for real: the frame hook compiles it
     emit(probe)
     return probe.output_nodes
 
 
 def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> CacheEntry:
     graphs, compiled = [], None
-    cg = PyCodegen(owner.code, output.side_effects, output_nodes, wrap_callable=owner.nested_compiled)
+    cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
     if output.count_calls() > 0:
         gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)

@@ -1,11 +1,13 @@
 """The public entry: a compiled function, its cache entries and its compile events.
 
-`compile(fn)` returns a CompiledFunction.  Each call binds the arguments into
-the frame's locals, checks every cache entry's guards (newest first) and runs
-the first whose guards hold; when none does, the frame is converted again and
-the failing guards are recorded as the reason.  Resume functions after a
-graph break, and user functions called for real at a break, are
-CompiledFunctions too: the `frames` of the root one.
+`compile(fn)` returns a CompiledFunction, the root.  Each call runs fn under the
+frame hook (frame_hook.py): torch's C evaluator checks the native guards of each
+cache entry of a frame's code and runs the first entry whose guards hold; when
+none does, the frame comes to `compile_frame`, is converted again, and the
+failing guards are recorded as the reason.  Every frame compiled under the
+root's calls — resume functions after a graph break, the functions a frame run
+eagerly calls, callees called at a break — is a CompiledFunction too, one per
+code object: the `frames` of the frame that was running when it was first seen.
 """
 from __future__ import annotations
 
@@ -24,9 +26,10 @@ from dataclasses import dataclass, field
 
 import torch
 
+from . import frame_hook, skip_rules
 from .convert_frame import CacheEntry, GraphBreak, convert_frame
-from .exc import CacheLimitExceeded, UserError
-from .bytecode import decode
+from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
+from .bytecode import decode, has_var_parameters
 from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
 
@@ -134,15 +137,21 @@ class CompiledFunction:
         self.last_call: tuple | None = None  # (args, kwargs) of the latest call: "call again"
         self.calls: collections.deque = collections.deque(maxlen=10_000)  # entry id per call; None: a miss
         self.parent = parent
+        self.is_resume = False  # a resume function after a graph break in `parent`
         self.resume_origin = None  # for a resume function: (the frame it resumes, its prologue length)
         self.cell_names: tuple[str, ...] = ()  # for a resume function: the resumed frame's cells it takes
         self.frames: list[CompiledFunction] = []  # resume functions and callees compiled from here
         self._resumes: dict = {}
-        self._nested: dict = {}
+        # the root's: every frame of its calls by code object (originals and resume functions), the
+        # frame each rewritten code belongs to, its the callback torch calls
+        # (by id: a rewritten code holding an unhashable constant has no hash; the record keeps it alive)
+        self._records: dict[int, CompiledFunction] = {id(self.code): self} if parent is None else {}
+        self._by_rewritten: dict[int, CompiledFunction] = {}
+        self._callback = functools.partial(_on_frame, self)
         self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
         self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
-            if not (self.code.co_flags & 0x0C) and not self.code.co_kwonlyargcount else None
+            if not has_var_parameters(self.code) and not self.code.co_kwonlyargcount else None
         self._warned_limit = False
         functools.update_wrapper(self, fn)
         _live.add(self)
@@ -150,9 +159,17 @@ class CompiledFunction:
     @property
     def user_function_name(self) -> str:
         """The user's function this frame belongs to (a resume function's original)."""
-        if self.parent is not None and self.code.co_name.startswith("torch_dynamo_resume_in_"):
+        if self.is_resume:
             return self.parent.user_function_name
         return self.code.co_name
+
+    @property
+    def inline_target(self):
+        """The function a trace inlines when the traced code calls this compiled function (as Dynamo
+        inlines a compiled function called under another); None: the call is not inlined."""
+        plain = self.module is None and self.bound_self is None and not self.partial_args \
+            and not self.partial_keywords and self.parent is None
+        return self.fn if plain else None
 
     @property
     def root(self) -> "CompiledFunction":
@@ -203,18 +220,23 @@ class CompiledFunction:
             self._signature, self._defaults = signature, defaults
         return signature
 
-    def called_as(self, fn):
-        """A callable running this compiled code for the function object fn (a function made in a
-        trace, each call with its own closure and defaults), through this cache."""
-        return functools.partial(self._call_as, fn)
-
-    def _call_as(self, fn, *args, **kwargs):
-        return self._call(fn, args, kwargs)
-
     def __call__(self, *args, **kwargs):
+        """The root: fn under the frame hook.  Any other frame (a resume function): its function, under
+        the hook already running (outside one, it runs as it is)."""
+        if self.parent is not None:
+            return self.fn(*args, **kwargs)
         if self.partial_args or self.partial_keywords:
             args, kwargs = self._with_partial(args, kwargs)
-        return self._call(self.fn, args, kwargs)
+        self.last_call = (args, kwargs)
+        if self.module is not None and _has_hooks(self.module):
+            self._record_hooked_module()
+            return self.module(*args, **kwargs)
+        if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
+            return self.fn(*self._full_args(args), **kwargs)
+        try:
+            return frame_hook.call_under_hook(self._callback, self, self.fn, self._full_args(args), kwargs)
+        finally:
+            leave_compiled_call()
 
     def _with_partial(self, args, kwargs) -> tuple[tuple, dict]:
         """A compiled functools.partial: its bound arguments, then this call's."""
@@ -223,41 +245,7 @@ class CompiledFunction:
     def call_with_cells(self, cells: tuple, *args):
         """Call a resume function over the cells of the frame it continues: its closure this call."""
         fn = types.FunctionType(self.code, self.fn.__globals__, self.fn.__name__, None, cells)
-        return self._call(fn, args, {})
-
-    def _call(self, fn, args, kwargs):
-        self.last_call = (args, kwargs)
-        f_locals = self.bind(args, kwargs, fn)
-        if f_locals is None:
-            return fn(*self._full_args(args), **kwargs)  # raises the TypeError Python would raise
-        if self.module is not None and _has_hooks(self.module):
-            self._record_hooked_module()
-            return self.module(*args, **kwargs)
-        if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
-            return fn(*self._full_args(args), **kwargs)
-        try:
-            f_globals = fn.__globals__
-            entry = self._lookup(f_locals, f_globals)
-            if entry is None:
-                with _compile_lock:
-                    # another thread may have installed the entry while this one waited for the lock
-                    entry = self._lookup(f_locals, f_globals)
-                    if entry is None:
-                        self.calls.append(None)
-                        entry = self._miss(f_locals, f_globals, fn)
-            if entry is None:  # the cache is full: eager
-                return fn(*self._full_args(args), **kwargs)
-            return entry.run(fn, self._full_args(args), kwargs)
-        finally:
-            leave_compiled_call()
-
-    def _lookup(self, f_locals, f_globals):
-        """The newest cache entry whose guards hold for this call, recorded as serving it."""
-        for entry in reversed(self.cache_entries):
-            if entry.guards.check(f_locals, f_globals):
-                self.calls.append(entry.compile_id)
-                return entry
-        return None
+        return fn(*args)
 
     def __getattr__(self, name):
         """A compiled module still answers as the module (train(), parameters(), ...)."""
@@ -272,8 +260,11 @@ class CompiledFunction:
         return functools.partial(self, obj)
 
     # ---- compiling ----------------------------------------------------------------------
-    def _miss(self, f_locals, f_globals, fn):
-        """Compile a new cache entry for this call (None: the cache is full; the call runs eagerly)."""
+    def compile_frame(self, frame) -> frame_hook.FrameReturn:
+        """A frame of this code that no cache entry admits: trace it into a new entry for torch's C
+        evaluator (or say why it runs as it is)."""
+        self.calls.append(None)
+        f_locals, f_globals = dict(frame.f_locals), frame.f_globals
         fid = frame_id(self.code)
         compile_id = f"{fid}/{len(self.cache_entries)}"
         if len(self.cache_entries) >= self.cache_size_limit:
@@ -281,20 +272,46 @@ class CompiledFunction:
                       f"running eagerly. Last failure: {self.failure_reasons(f_locals, f_globals)}")
             self._event("cache_limit", None, reason)
             if not self._warned_limit:
-                warnings.warn(reason, CacheLimitExceeded, stacklevel=3)
+                warnings.warn(reason, CacheLimitExceeded, stacklevel=2)
                 self._warned_limit = True
-            return None
+            return frame_hook.run_as_is(self.code, reason, for_good=False)
         kind = "recompile" if self.cache_entries else "compile"
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
         started = time.perf_counter()
-        entry = convert_frame(self, compile_id, f_locals, f_globals, fn.__closure__)
+        entry = convert_frame(self, compile_id, f_locals, f_globals, frame.closure)
         self._event(kind, compile_id, reason, duration_s=time.perf_counter() - started)
         if entry.graph_break is not None:
             self._event("graph_break", compile_id, str(entry.graph_break))
         if entry.eager_reason is not None:
             self._event("eager_fallback", compile_id, entry.eager_reason)
         self.cache_entries.append(entry)
-        return entry
+        entry.hits = 1
+        if entry.code is None:  # an entry that always runs the original: the code is skipped for good
+            return frame_hook.run_as_is(self.code, entry.eager_reason)
+        self.root._by_rewritten[id(entry.code)] = self
+        return frame_hook.run_compiled(self.code, self._guarded_code(entry, f_locals, f_globals))
+
+    def _guarded_code(self, entry, f_locals, f_globals) -> frame_hook.GuardedCode:
+        """The entry for C: its rewritten code and a native guard tree that also counts its hits."""
+        native = entry.guards.attach_native(self.code, f_locals, f_globals)
+        if native is None:  # torch's tree cannot hold a guard: the generated Python check, as one lambda
+            root = frame_hook.native_root()
+            python_check = entry.guards.python_check
+            root.add_lambda_guard(lambda L: python_check(L, f_globals), [f"[{entry.compile_id}] guards"], None)
+        else:
+            root = native.root
+        calls, compile_id, owned = self.calls, entry.compile_id, frame_hook.owned_by(self.root)
+
+        def count_hit(_) -> bool:  # the last guard, run when all others passed
+            if native is None or not native.probing:  # a lookup of torch's evaluator, not a what-if
+                if not owned():  # an entry of another root's calls (each tracer.compile has its cache)
+                    return False
+                entry.hits += 1
+                calls.append(compile_id)
+            return True
+
+        root.add_epilogue_lambda_guard(count_hit, [f"[{compile_id}] counts its hits"], None)
+        return frame_hook.GuardedCode(entry.code, frame_hook.GuardManagerHolder(root, f_globals), compile_id)
 
     def _event(self, kind, compile_id, reason, duration_s=None) -> None:
         event = CompileEvent(kind, compile_id, reason, duration_s=duration_s, frame=self.code.co_name)
@@ -354,27 +371,43 @@ class CompiledFunction:
             # closure per call, so the resume function's closure comes from the frame each time
             compiled.cell_names = self.code.co_freevars + self.code.co_cellvars
             compiled.hook = self.hook
+            compiled.is_resume = True
             compiled.resume_origin = (self, resume_prologue_length(self.code, depth, nulls, contexts))
             self._resumes[key] = compiled
+            self.root._records[id(code)] = compiled
             self.frames.append(compiled)
         return self._resumes[key]
 
-    def nested_compiled(self, fn) -> "CompiledFunction":
-        """A user function called for real at a graph break is compiled as its own frame."""
-        if fn.__code__ not in self._nested:
-            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
-            compiled.hook = self.hook
-            self._nested[fn.__code__] = compiled
-            self.frames.append(compiled)
-        return self._nested[fn.__code__]
+    def adopt(self, frame) -> "CompiledFunction":
+        """The root's record for a new code object first seen under its calls: a frame of the frame
+        running below it on the stack (the nearest one this root compiled), else of the root."""
+        code = frame.f_code
+        parent, back = self, frame.f_back
+        while back is not None:
+            found = self._records.get(id(back.f_code)) or self._by_rewritten.get(id(back.f_code))
+            if found is not None:
+                parent = found
+                break
+            back = back.f_back
+        fn = types.FunctionType(code, frame.f_globals, code.co_name, None, frame.closure)
+        compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=parent)
+        compiled.hook = parent.hook
+        self._records[id(code)] = compiled
+        parent.frames.append(compiled)
+        return compiled
 
     def reset(self) -> None:
+        """Forget every entry; a root also drops the state torch keeps for the codes it compiled or
+        skipped."""
+        if self.parent is None:
+            frame_hook.forget([record.code for record in self._records.values()])
+            self._records = {id(self.code): self}
+            self._by_rewritten.clear()
         self.calls.clear()
         self.cache_entries.clear()
         self.compile_events.clear()
         self.frames.clear()
         self._resumes.clear()
-        self._nested.clear()
         self._warned_limit = False
 
     def __repr__(self) -> str:
@@ -401,11 +434,48 @@ def compile(fn=None, *, backend="eager", fullgraph=False, cache_size_limit=8):
     return CompiledFunction(fn, backend, fullgraph, cache_size_limit)
 
 
+def _on_frame(root: CompiledFunction, frame, cache_entry, frame_state) -> frame_hook.FrameReturn:
+    """torch's callback: a frame under one of root's calls that no cache entry admits.  A frame it
+    cannot handle runs as it is, with the reason warned; the process never sees the error."""
+    try:
+        return _handle_frame(root, frame)
+    except Unsupported:
+        if root.fullgraph:
+            raise
+        reason = "the frame hook could not handle this frame"
+    except Exception as error:  # a bug of ours: never the user's problem
+        if root.fullgraph:
+            raise
+        reason = f"internal tracer error {type(error).__name__}: {error}"
+    warnings.warn(f"{reason}; running {frame.f_code.co_name} eagerly", InternalTracerWarning, stacklevel=2)
+    return frame_hook.run_as_is(frame.f_code, reason, for_good=False)
+
+
+def _handle_frame(root: CompiledFunction, frame) -> frame_hook.FrameReturn:
+    code = frame.f_code
+    record = root._records.get(id(code))
+    if record is None:
+        reason = skip_rules.frame_reason(frame)
+        if reason is not None:
+            return frame_hook.run_as_is(code, reason)
+    with _compile_lock:
+        if record is None:
+            record = root._records.get(id(code)) or root.adopt(frame)
+        f_locals = dict(frame.f_locals)
+        for entry in record.cache_entries:  # another thread compiled this code while we waited
+            if entry.code is not None and entry.guards.check(f_locals, frame.f_globals):
+                return frame_hook.run_as_is(code, f"[{entry.compile_id}] was compiled meanwhile by another "
+                                                  "thread: this frame runs as it is, the next hits it",
+                                            for_good=False)
+        return record.compile_frame(frame)
+
+
 def reset() -> None:
-    """Forget every compiled entry and frame number."""
+    """Forget every compiled entry and frame number, and what torch keeps for the codes we touched."""
     global _frame_counter
     for compiled in list(_live):
         compiled.reset()
+    frame_hook.forget()
     _frame_ids.clear()
     _frame_counter = itertools.count()
 

@@ -12,6 +12,7 @@ like the thread state, it is shared by every frame of the trace.
 """
 from __future__ import annotations
 
+from .bytecode import handler_at
 from .exc import ObservedException, Unsupported
 from .variables.constant import ConstantVariable
 from .variables.ctx_manager import exit_through_exception
@@ -26,7 +27,7 @@ class ExceptionOpcodes:
         CPython does: cut the stack to the entry's depth, push lasti if asked, then the
         exception.  False when this frame has no handler there."""
         offset = self.current.offset
-        entry = next((e for e in self.decoded.exception_table if e.start <= offset < e.end), None)
+        entry = handler_at(self.decoded.exception_table, offset)
         if entry is None:
             return False
         exception = error.exception

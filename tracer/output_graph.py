@@ -7,9 +7,11 @@ Graph inputs are placeholders named after their Source (`L['x']` -> `L_x_`).
 from __future__ import annotations
 
 import dataclasses
+import enum
 import operator
 from dataclasses import dataclass
 
+import numpy
 import torch
 import torch.fx
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -101,8 +103,8 @@ class OutputGraph:
         """Add `op target(*args, **kwargs)` to the graph and wrap its result."""
         args = tuple(a.realize() for a in args)
         kwargs = {k: v.realize() for k, v in kwargs.items()}
-        proxy_args = tuple(_as_graph_arg(a) for a in args)
-        proxy_kwargs = {k: _as_graph_arg(v) for k, v in kwargs.items()}
+        proxy_args = tuple(_as_graph_arg(self.graph, a) for a in args)
+        proxy_kwargs = {k: _as_graph_arg(self.graph, v) for k, v in kwargs.items()}
         fake_args = tree_map(_example_of, proxy_args)
         fake_kwargs = tree_map(_example_of, proxy_kwargs)
         try:
@@ -185,22 +187,41 @@ def _switches_grad_mode_to(node: torch.fx.Node, mode: bool) -> bool:
     return node.op == "call_function" and node.target is torch._C._set_grad_enabled and tuple(node.args) == (mode,)
 
 
-def _as_graph_arg(v: VariableTracker):
+_FX_LITERALS = (int, float, bool, str, type(None), torch.dtype, torch.device, torch.memory_format, torch.layout,
+                torch.Size, type(Ellipsis), complex)
+
+
+def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):
     v = v.realize()
     if isinstance(v, TensorVariable):
         return v.node
     if isinstance(v, TupleVariable) or type(v).__name__ == "ListVariable":
-        return v.python_type()(_as_graph_arg(item) for item in v.items)
+        return v.python_type()(_as_graph_arg(graph, item) for item in v.items)
     if type(v).__name__ == "SliceVariable":
-        return slice(*(_as_graph_arg(p) for p in v.parts()))
+        return slice(*(_as_graph_arg(graph, p) for p in v.parts()))
     if v.is_python_constant():
-        value = v.as_python_constant()
-        if isinstance(value, (int, float, bool, str, type(None), torch.dtype, torch.device,
-                              torch.memory_format, torch.layout, torch.Size, type(Ellipsis), complex)):
-            return value
-        if isinstance(value, (tuple, list)):
-            return value
+        literal = _as_literal(graph, v.as_python_constant())
+        if literal is not _NOT_LITERAL:
+            return literal
     raise Unsupported(f"{v.describe()} cannot be passed to a graph operation")
+
+
+_NOT_LITERAL = object()
+
+
+def _as_literal(graph: torch.fx.Graph, value):
+    """A constant as the graph's code can write it.  FX writes a constant by its repr, so a numpy
+    scalar (a float64 is a float) is made by a node calling its type: the op gets the very value."""
+    if isinstance(value, numpy.generic) and isinstance(value, (numpy.number, numpy.bool_)):
+        node = graph.create_node("call_function", type(value), (value.item(),), {})
+        node.meta["example_value"] = value
+        return node
+    if type(value) in _FX_LITERALS or isinstance(value, enum.Enum):
+        return value
+    if type(value) in (tuple, list):
+        items = [_as_literal(graph, item) for item in value]
+        return _NOT_LITERAL if _NOT_LITERAL in items else type(value)(items)
+    return _NOT_LITERAL
 
 
 def _example_of(x):

@@ -8,30 +8,25 @@ call, with its own frame id and guards.
 """
 from __future__ import annotations
 
-import dis
 import types
 
 import bytecode as bc
 
-from .bytecode import DecodedCode, JUMP_OPNAMES
+from .bytecode import (DecodedCode, JUMP_OPNAMES, ends_block, handler_at, plain_function_flags, pushes_null,
+                       unpack_ex_counts)
 from .code_check import check_code
 
-_TERMINATORS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
-_UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE"})
-
-
 def successors(decoded: DecodedCode, index: int) -> list[int]:
+    """The instructions control may reach right after instruction `index` (its handler too)."""
     inst = decoded.instructions[index]
     nexts = []
-    if inst.opname in JUMP_OPNAMES:
+    if inst.target is not None:
         nexts.append(inst.target)
-        if inst.opname not in _UNCONDITIONAL:
-            nexts.append(index + 1)
-    elif inst.opname not in _TERMINATORS:
+    if not ends_block(inst):
         nexts.append(index + 1)
-    for row in decoded.exception_table:
-        if row.start <= inst.offset < row.end:
-            nexts.append(decoded.index_of_offset[row.target])
+    row = handler_at(decoded.exception_table, inst.offset)
+    if row is not None:
+        nexts.append(decoded.index_of_offset[row.target])
     return [n for n in nexts if n < len(decoded.instructions)]
 
 
@@ -84,21 +79,17 @@ def with_blocks_around(decoded: DecodedCode, index: int) -> list[int] | None:
     """
     slots = []
     offset = decoded.instructions[index].offset
-    while (row := _row_covering(decoded, offset)) is not None:
+    while (row := handler_at(decoded.exception_table, offset)) is not None:
         handler = decoded.index_of_offset[row.target]
         opnames = [inst.opname for inst in decoded.instructions[handler:handler + 2]]
         if opnames != ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
             return None
         slots.append(row.depth - 1)
-        cleanup = _row_covering(decoded, row.target)
+        cleanup = handler_at(decoded.exception_table, row.target)
         if cleanup is None:
             break
         offset = cleanup.target
     return sorted(slots)
-
-
-def _row_covering(decoded: DecodedCode, offset: int):
-    return next((row for row in decoded.exception_table if row.start <= offset < row.end), None)
 
 
 def library_instructions(code: types.CodeType) -> tuple[bc.Bytecode, list[bc.Instr]]:
@@ -176,7 +167,7 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     resumed.freevars = freevars
     resumed.argnames = stack_names + list(live)
     resumed.argcount = len(resumed.argnames)
-    resumed.flags = program.flags & ~(0x04 | 0x08 | 0x20)
+    resumed.flags = plain_function_flags(program.flags)
     return check_code(resumed.to_code())
 
 
@@ -200,10 +191,6 @@ def resume_prologue_length(code: types.CodeType, n_stack: int, nulls: frozenset 
     return bool(code.co_freevars or code.co_cellvars) + 1 + n_stack + (ENTER_CONTEXT_LENGTH - 1) * len(contexts) + 1
 
 
-def stack_effect(inst) -> int:
-    return dis.stack_effect(inst.opcode, inst.arg if inst.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
-
-
 # How many values an instruction leaves for the code after it, for the opcodes a graph
 # break can stop at and resume after.  Anything else (entering a with-block, comprehension
 # internals, stack shuffles) is not resumable: its frame runs eagerly.
@@ -223,13 +210,14 @@ def results_of(inst) -> int | None:
     if inst.opname in _NO_RESULT:
         return 0
     if inst.opname in _ONE_RESULT:
-        if inst.opname == "LOAD_GLOBAL" and inst.arg & 1:
+        if pushes_null(inst):
             return None  # it pushes a NULL too
         return 1
     if inst.opname == "UNPACK_SEQUENCE":
         return inst.arg
     if inst.opname == "UNPACK_EX":
-        return (inst.arg & 0xFF) + (inst.arg >> 8) + 1
+        before, after = unpack_ex_counts(inst)
+        return before + after + 1
     if inst.opname == "IMPORT_FROM":
         return 2  # the module stays below the imported name
     return None

@@ -141,7 +141,7 @@ class GetItemSource(ChainedSource):
         return self.accessor(self.base.expression())
 
     def accessor(self, base_expr: str) -> str:
-        return f"{base_expr}[{self.index!r}]"
+        return f"{base_expr}[{key_text(self.index)}]"
 
     def reconstruct(self, codegen):
         self.base.reconstruct(codegen)
@@ -268,6 +268,29 @@ def _as_tensor(value):
 SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__,
                     "_dict_value_at": dict_value_at, "_modules": sys.modules, "_iter_item": iterator_item,
                     "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor}
+_KEY_NAMES: dict = {}  # (type, key) of each constant key no literal writes -> its name in SOURCE_NAMESPACE
+
+
+def key_text(key) -> str:
+    """How an expression writes a constant key or index: a literal by its repr; any other constant by a
+    name bound to it (a numpy scalar prints as np.float64(1.0), and no expression binds np)."""
+    if _is_literal(key):
+        return repr(key)
+    tag = (type(key), key)
+    name = _KEY_NAMES.get(tag)
+    if name is None:
+        name = _KEY_NAMES[tag] = f"_key{len(_KEY_NAMES)}"
+        SOURCE_NAMESPACE[name] = key
+    return name
+
+
+def _is_literal(value) -> bool:
+    """Whether repr(value) evaluates back to an equal value of the same type, with no names."""
+    if type(value) in (int, str, bytes, bool, type(None)):
+        return True
+    if type(value) is float:
+        return value == value and value not in (float("inf"), float("-inf"))
+    return type(value) is tuple and all(_is_literal(item) for item in value)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -274,11 +274,12 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def MAKE_FUNCTION(self, inst):
         code = self.pop().as_python_constant()
-        closure = tuple(self.pop().items) if inst.arg & 0x08 else ()
-        if inst.arg & 0x04:
+        parts = bytecode.function_parts(inst)
+        closure = tuple(self.pop().items) if parts.closure else ()
+        if parts.annotations:
             self.pop()  # annotations play no part in tracing
-        kwdefaults = dict(self.pop().realize().entries) if inst.arg & 0x02 else {}
-        defaults = tuple(self.pop().realize().items) if inst.arg & 0x01 else ()
+        kwdefaults = dict(self.pop().realize().entries) if parts.kwdefaults else {}
+        defaults = tuple(self.pop().realize().items) if parts.defaults else ()
         self.push(NestedUserFunctionVariable(code=code, f_globals=self.f_globals, defaults=defaults,
                                              kwdefaults=kwdefaults, closure=closure))
 
@@ -292,7 +293,7 @@ class InstructionTranslator(ExceptionOpcodes):
         self.symbolic_locals.pop(inst.argval, None)
 
     def LOAD_GLOBAL(self, inst):
-        if inst.arg & 1:
+        if bytecode.pushes_null(inst):
             self.push(NULL)
         self.push(self.load_global(inst.argval))
 
@@ -462,7 +463,8 @@ class InstructionTranslator(ExceptionOpcodes):
         self.push(ConstantVariable("".join(p.as_python_constant() for p in parts)))
 
     def FORMAT_VALUE(self, inst):
-        spec = self.pop().as_python_constant() if inst.arg & 0x04 else ""
+        conversion, has_spec = bytecode.format_conversion(inst)
+        spec = self.pop().as_python_constant() if has_spec else ""
         value = self.pop().realize()
         if not value.is_python_constant() and not spec and _formats_as_text(value, inst.arg & 0x03):
             # f"{obj}" / f"{obj!r}" of a user object: its __str__ / __repr__, traced
@@ -470,8 +472,7 @@ class InstructionTranslator(ExceptionOpcodes):
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
         raw = value.as_python_constant()
-        conversion = {0: lambda v: v, 1: str, 2: repr, 3: ascii}[inst.arg & 0x03]
-        self.push(ConstantVariable(format(conversion(raw), spec)))
+        self.push(ConstantVariable(format(conversion(raw) if conversion else raw, spec)))
 
     def LIST_APPEND(self, inst):
         value = self.pop()
@@ -516,7 +517,7 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def UNPACK_EX(self, inst):
         seq = self.pop().realize()
-        before, after = inst.arg & 0xFF, inst.arg >> 8
+        before, after = bytecode.unpack_ex_counts(inst)
         items = seq.unpack_var_sequence(self)
         if len(items) < before + after:
             raise Unsupported(f"ValueError: not enough values to unpack ({len(items)})")
@@ -543,7 +544,7 @@ class InstructionTranslator(ExceptionOpcodes):
         self.call_function(fn, args, kwargs)
 
     def CALL_FUNCTION_EX(self, inst):
-        kwargs_var = self.pop().realize() if inst.arg & 1 else ConstDictVariable({})
+        kwargs_var = self.pop().realize() if bytecode.has_kwargs_mapping(inst) else ConstDictVariable({})
         args_var = self.pop().realize()
         fn = self.pop()
         null = self.pop()

@@ -242,7 +242,7 @@ def frame_role(frame) -> str:
     """root / resume / callee: how a CompiledFunction frame came to be compiled."""
     if frame.parent is None:
         return "root"
-    return "resume" if frame.code.co_name.startswith("torch_dynamo_resume_in_") else "callee"
+    return "resume" if frame.is_resume else "callee"
 
 
 def recompile_reasons(frame) -> dict[str, str]:

@@ -18,7 +18,12 @@ frames), all compiled with the same counting backend, so per call we compare:
   but installed no cache entry, e.g. a graph break inside a loop skips the
   frame).  Our "graph_break" and "cache_hit" events are not compared,
 * on a recompile of the root frame, that our reason names the variable whose
-  guard Dynamo reports as failing.
+  guard Dynamo reports as failing,
+* with ``all_frames=True``: for every frame, not only the root, which code
+  objects got a new cache entry during the call (Dynamo: ConvertFrame handed
+  back guarded code for the code object; tracer: a new entry with rewritten
+  code in any frame of ``opt.all_frames()``), as a sorted list of names
+  (a resume function's ``_at_<line>`` left out).
 
 The Dynamo run validates the case: outputs, stdout and state equal eager,
 every frame converted without an exception, the optional ``compiles=`` pattern
@@ -61,28 +66,31 @@ from differential import Call, Case, CountingBackend, RunRecord, call, T  # noqa
 class BreakCase(Case):
     breaks: bool | None = True  # Dynamo must (True) / must not (False) graph-break; None: either
     raises: bool = False  # a call may raise: every run must raise what eager raises
+    all_frames: bool = False  # also compare which frames got new cache entries, every frame
 
 
 def break_case(registry: list, *calls: Call, compiles: str | None = None, state=None,
-               breaks: bool | None = True, name: str | None = None, raises: bool = False):
+               breaks: bool | None = True, name: str | None = None, raises: bool = False,
+               all_frames: bool = False):
     """Decorator: register ``fn`` (a function or, via ``name=``, anything callable
     whose globals are the test file's) with its calls; returns fn unchanged.
     ``raises=True``: calls may raise, and must raise in each run what they raise eagerly."""
 
     def deco(fn):
         registry.append(BreakCase(fn=fn, calls=list(calls), compiles=compiles, state=state,
-                                  case_name=name, breaks=breaks, raises=raises))
+                                  case_name=name, breaks=breaks, raises=raises, all_frames=all_frames))
         return fn
 
     return deco
 
 
 def module_break_case(registry: list, name: str, module: torch.nn.Module, *calls: Call,
-                      compiles: str | None = None, state=None, breaks: bool | None = True) -> None:
+                      compiles: str | None = None, state=None, breaks: bool | None = True,
+                      all_frames: bool = False) -> None:
     import sys
     g = sys._getframe(1).f_globals
     registry.append(BreakCase(fn=module, calls=list(calls), compiles=compiles, state=state,
-                              case_name=name, globals=g, breaks=breaks))
+                              case_name=name, globals=g, breaks=breaks, all_frames=all_frames))
 
 
 # Cases where Standin knowingly differs from Dynamo today; each must still fail (strict),
@@ -133,22 +141,32 @@ def run_eager(c: BreakCase, snap) -> RunRecord:
 
 
 @contextlib.contextmanager
-def _watch_all_frames():
-    """Every code object Dynamo's ConvertFrame is entered for (names, in order)."""
+def _watch_all_frames(installed: list | None = None):
+    """Every code object Dynamo's ConvertFrame is entered for (names, in order); in `installed`,
+    the names of those it made a new cache entry for."""
     from torch._dynamo.convert_frame import ConvertFrame
 
     names: list[str] = []
     orig = ConvertFrame.__call__
 
-    def wrapped(self, frame, *args, **kwargs):
+    def counting(self, frame, *args, **kwargs):
         names.append(frame.f_code.co_name)
-        return orig(self, frame, *args, **kwargs)
+        result = orig(self, frame, *args, **kwargs)
+        # the callback hands C the new entry's code (C installs it after the callback returns)
+        if installed is not None and getattr(result, "guarded_code", None) is not None:
+            installed.append(frame.f_code.co_name)
+        return result
 
-    ConvertFrame.__call__ = wrapped
+    ConvertFrame.__call__ = counting
     try:
         yield names
     finally:
         ConvertFrame.__call__ = orig
+
+
+def frame_name(name: str) -> str:
+    """A frame's name for comparison: a resume function without its `_at_<line>`."""
+    return name.rsplit("_at_", 1)[0] if name.startswith("torch_dynamo_resume_in_") else name
 
 
 def run_dynamo(c: BreakCase, snap) -> RunRecord:
@@ -160,13 +178,14 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
     counters.clear()
     opt = torch.compile(c.fn, backend=backend, dynamic=False)
     code = D._dynamo_code(c, opt)
-    st = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0, "names": 0, "breaks": 0}
+    st = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0, "names": 0, "breaks": 0, "installed": 0}
     problems: list[str] = []
+    installed: list[str] = []
 
     def n_breaks() -> int:
         return sum(counters["graph_break"].values())
 
-    with D._watch_convert_frame(code) as seen, _watch_all_frames() as names:
+    with D._watch_convert_frame(code) as seen, _watch_all_frames(installed) as names:
         def before(cr):
             st["frames"] = seen["n"]
             st["graphs"] = len(backend.graphs)
@@ -174,12 +193,14 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
             st["entries"] = len(_debug_get_cache_entry_list(code))
             st["names"] = len(names)
             st["breaks"] = n_breaks()
+            st["installed"] = len(installed)
 
         def after(cr):
             n = seen["n"] - st["frames"]
             cr.graphs = backend.graphs[st["graphs"]:]
             cr.compiled = n > 0
             cr.frames = [x for x in names[st["names"]:] if x != "<module>"]
+            cr.new_entries = sorted(frame_name(x) for x in installed[st["installed"]:])
             cr.n_breaks = n_breaks() - st["breaks"]
             if n > 1:
                 problems.append(f"one call converted the root frame {n} times")
@@ -225,10 +246,14 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
     def all_events():
         return [(f.code.co_name, e) for f in opt.all_frames() for e in f.compile_events]
 
+    def all_entries():
+        return [(f.code.co_name, e) for f in opt.all_frames() for e in f.cache_entries]
+
     def before(cr):
         st["events"] = len(opt.compile_events)
         st["graphs"] = len(backend.graphs)
         st["all"] = {id(e) for _, e in all_events()}
+        st["entries"] = {id(e) for _, e in all_entries()}
 
     def after(cr):
         evs = list(opt.compile_events)[st["events"]:]
@@ -239,6 +264,8 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
         new = [(n, e) for n, e in all_events() if id(e) not in st["all"]]
         cr.frames = [n for n, e in new if e.kind in ("compile", "recompile")]
         cr.all_events = [f"{n}: {e}" for n, e in new if e.kind != "cache_hit"]
+        cr.new_entries = sorted(frame_name(n) for n, e in all_entries()
+                                if id(e) not in st["entries"] and e.code is not None)
 
     cap = _StdoutCapture(opt)
     try:
@@ -344,6 +371,9 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
             if names and not any(D._names_in(n, text) for n in names):
                 problems.append(f"call {i}: recompile reason {t.reasons} does not name "
                                 f"{' or '.join(sorted(set(names)))} (Dynamo: {d.reasons})")
+        if c.all_frames and t.new_entries != d.new_entries:
+            problems.append(f"call {i}: frames with a new cache entry: tracer {t.new_entries}, "
+                            f"Dynamo {d.new_entries}")
     if problems:
         raise AssertionError(_report(c, "TRACER DIFFERS FROM DYNAMO", problems,
                                      {"tracer": tr, "dynamo": dyn}))

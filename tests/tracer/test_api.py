@@ -250,6 +250,7 @@ def test_global_state_change_recompiles():
     assert "grad_mode" in opt.compile_events[-1].reason
 
 
+@pytest.mark.expects_internal_error
 def test_internal_errors_fall_back_to_eager_with_a_warning(monkeypatch):
     from tracer import symbolic_convert
 

@@ -107,3 +107,37 @@ def test_with_block_on_an_unknown_context_manager_runs_eagerly():
     torch.testing.assert_close(opt(torch.ones(2)), torch.ones(2) + 1)
     reasons = [e.reason for e in opt.compile_events if e.kind == "eager_fallback"]
     assert "with-block" in reasons[0]
+
+
+def operand_bits(x, ys):
+    def inner(a, b=1, *, c=2) -> int:
+        return a + b + c + x
+    first, *rest, last = ys
+    return f"{x!r:>4}", inner, print(first, rest, last)
+
+
+def test_operand_bits_are_decoded_by_the_bytecode_layer_as_dis_prints_them():
+    code = operand_bits.__code__
+    decoded = bytecode.decode(code)
+    by_name = {inst.opname: inst for inst in decoded.instructions}
+    parts = bytecode.function_parts(by_name["MAKE_FUNCTION"])
+    shown = by_name["MAKE_FUNCTION"].argrepr.split(", ")
+    assert [name for name in ("defaults", "kwdefaults", "annotations", "closure") if getattr(parts, name)] \
+        == [name for name in ("defaults", "kwdefaults", "annotations", "closure") if name in shown]
+    assert bytecode.unpack_ex_counts(by_name["UNPACK_EX"]) == (1, 1)
+    assert bytecode.format_conversion(by_name["FORMAT_VALUE"]) == (repr, True)
+    loads = [inst for inst in decoded.instructions if inst.opname == "LOAD_GLOBAL"]
+    assert [bytecode.pushes_null(inst) for inst in loads] == [inst.argrepr.startswith("NULL + ") for inst in loads]
+    assert bytecode.has_var_parameters(sample.__code__) is False
+    assert bytecode.has_var_parameters((lambda *a, **k: 0).__code__) is True
+
+
+def test_handler_at_is_the_exception_table_row_of_an_offset():
+    decoded = bytecode.decode(sample.__code__)
+    covered = {inst.offset for row in decoded.exception_table for inst in decoded.instructions
+               if row.start <= inst.offset < row.end}
+    for inst in decoded.instructions:
+        row = bytecode.handler_at(decoded.exception_table, inst.offset)
+        assert (row is not None) == (inst.offset in covered)
+        if row is not None:
+            assert row.start <= inst.offset < row.end

@@ -223,6 +223,7 @@ def test_an_unknown_opcode_is_rejected():
     assert "unknown opcode" in rejected(code.replace(co_code=bytes(raw)))
 
 
+@pytest.mark.expects_internal_error
 def test_a_generated_code_object_that_fails_runs_the_frame_eagerly(monkeypatch):
     """Wired in: what assemble() makes is checked, and a failure is an internal error, not a crash."""
     real_to_code = bc.Bytecode.to_code

@@ -98,3 +98,56 @@ def test_threads_compile_each_resume_function_once_per_guard_set():
         alone(x, n)
     assert threaded == [len(frame.cache_entries) for frame in alone.all_frames()]  # as one thread makes
     assert len(threaded) == 2
+
+
+
+def shared_helper(x):
+    return torch.cos(x) + 1
+
+
+def first_root(x):
+    for _ in range(2):
+        x.sum().item()  # a break in a loop: this frame runs as it is, its callee compiles as a frame
+    return shared_helper(x) * 2
+
+
+def second_root(x):
+    for _ in range(2):
+        x.sum().item()
+    return shared_helper(x) - 3
+
+
+def test_two_compiled_functions_on_two_threads_keep_their_own_entries_and_hand_the_region_back():
+    """torch's cache region is one number for the process: a thread ending its call must not switch
+    it under another thread's call, and each compiled function still has a cache of its own."""
+    from torch._C._dynamo import eval_frame as native
+    tracer.reset()
+    region_before = native.get_eval_frame_isolate_recompiles_id()
+    first, second = tracer.compile(first_root), tracer.compile(second_root)
+    x = torch.arange(3.0)
+    barrier = threading.Barrier(2)
+    outputs, errors = {}, []
+
+    def worker(opt, name):
+        try:
+            barrier.wait()
+            outputs[name] = [opt(x) for _ in range(30)]
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(opt, name))
+               for opt, name in ((first, "first"), (second, "second"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert native.get_eval_frame_isolate_recompiles_id() == region_before
+    for out in outputs["first"]:
+        torch.testing.assert_close(out, first_root(x))
+    for out in outputs["second"]:
+        torch.testing.assert_close(out, second_root(x))
+    for opt in (first, second):
+        helpers = [f for f in opt.all_frames() if f.code is shared_helper.__code__]
+        assert len(helpers) == 1 and len(helpers[0].cache_entries) == 1  # its own entry, compiled once
+        assert helpers[0].cache_entries[0].hits == 30  # every call of this root ran it

@@ -5,13 +5,8 @@ side effects on both sides of a break, and constructs Dynamo treats specially.
 
 Every case is compared on its outputs, stdout, program state, the number of
 backend graphs per call (all frames) and their op lists, and the root frame's
-(re)compiles -- see differential_breaks.py.
-
-Not covered on purpose: a helper function called from the body of a loop that
-graph-breaks.  Dynamo skips the looping frame but still compiles the helper as its
-own frame when it is called; our engine runs the skipped frame eagerly without
-compiling its callees, so such a case would differ in graph counts by design
-(for now).
+(re)compiles -- see differential_breaks.py.  Callees of a frame that runs eagerly
+(a break in a loop) compile as frames of their own: test_diff_frame_hook.py.
 """
 import time
 import zlib

@@ -5,8 +5,14 @@ Each ran right before, but only because an internal error sent the frame to eage
 below checks that the frame is traced and breaks where Dynamo breaks, with eager's
 answer and output.
 """
+import warnings
+
+import numpy as np
+import pytest
 import torch
 
+import tracer
+from tracer.exc import InternalTracerWarning
 from differential_breaks import T, break_case, call, parametrize_breaks
 
 CASES: list = []
@@ -137,3 +143,71 @@ def super_reaches_a_classmethod_of_a_module_base(x):
 
 
 test_internal_errors = parametrize_breaks(CASES)
+
+
+# ---- numpy scalars as operands of graph operations.  FX writes a constant argument by its repr, and
+# a numpy float64 (a float) printed as np.float64(0.5): a NameError when the graph ran.  Dynamo makes
+# them graph inputs (its numpy support), so its graphs differ: these compare with eager only.
+
+NUMPY_SCALARS = [np.float64(0.5), np.int64(2), np.bool_(True)]
+NUMPY_TABLE = {"scale": np.float64(2.0)}
+
+
+def numpy_scalars_from_a_global_list(x):
+    return x * NUMPY_SCALARS[0] + 1
+
+
+def numpy_scalar_from_a_global_dict(x):
+    return x * NUMPY_TABLE["scale"]
+
+
+def numpy_scalars_as_factory_and_keyword_arguments(x):
+    return torch.full((2,), NUMPY_SCALARS[0]) * x, torch.add(x, x, alpha=NUMPY_SCALARS[1])
+
+
+def numpy_scalar_in_a_list_argument(x, xs):
+    return torch.add(x, xs[0]) * 2
+
+
+@pytest.mark.parametrize("fn, args", [
+    (numpy_scalars_from_a_global_list, (torch.ones(2),)),
+    (numpy_scalar_from_a_global_dict, (torch.ones(2),)),
+    (numpy_scalars_as_factory_and_keyword_arguments, (torch.ones(2),)),
+    (numpy_scalar_in_a_list_argument, (torch.ones(2, dtype=torch.int32), [np.float64(2.0)])),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_numpy_scalars_reach_graph_operations(fn, args):
+    graphs = []
+    opt = tracer.compile(fn, backend=lambda gm, example_inputs: graphs.append(gm) or gm.forward)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InternalTracerWarning)
+        result = opt(*args)
+    expected = fn(*args)
+    for got, want in zip(result if isinstance(result, tuple) else (result,),
+                         expected if isinstance(expected, tuple) else (expected,)):
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got, want)
+    assert len(graphs) == 1 and not opt.cache_entries[0].eager_reason
+
+
+NUMPY_KEY = np.float64(1.0)
+
+
+def item_under_a_numpy_key(x, table):
+    return x * table[NUMPY_KEY]
+
+
+def item_under_a_frozenset_key(x, table):
+    return x * table[frozenset({1})]
+
+
+@pytest.mark.parametrize("fn, key", [(item_under_a_numpy_key, NUMPY_KEY), (item_under_a_frozenset_key, frozenset({1}))],
+                         ids=["numpy_key", "frozenset_key"])
+def test_a_guard_through_a_key_no_literal_writes_holds_on_the_next_call(fn, key):
+    """The guard's code wrote the key by its repr (np.float64(1.0)): a NameError, so the guard
+    failed on every call and each call recompiled."""
+    opt = tracer.compile(fn)
+    for size in (2, 2, 1):
+        table = {key: torch.full((size,), 2.0)}
+        torch.testing.assert_close(opt(torch.ones(2), table), fn(torch.ones(2), table))
+    assert [e.kind for e in opt.compile_events] == ["compile", "recompile"]  # only the new shape recompiles
+    assert "size mismatch" in opt.compile_events[1].reason

@@ -4,8 +4,10 @@ Guards are grouped by the Source chain they read (`G['cfg']` -> `.scale`,
 `.shift`), so every accessor runs once per check and each leaf is specialised
 to its kind.  The tree is emitted as one generated Python function — the
 fastest form plain Python offers — and that function is what runs on every
-call.  When it fails, `first_failure` walks the guards in order to say which
-premise broke and what the value is now.
+call when no native tree is attached.  With one (`attach_native`, guards/native.py:
+torch's C guard manager over the same guards, which the frame hook's cache lookup
+runs), `check` asks the native tree.  When it fails, `first_failure` walks the
+guards in order to say which premise broke and what the value is now.
 """
 from __future__ import annotations
 
@@ -21,7 +23,25 @@ class GuardSet:
 
     def __init__(self, guards: list[Guard]):
         self.guards: tuple[Guard, ...] = tuple(guards)
-        self.check = _compile(self.guards)
+        self.python_check = _compile(self.guards)
+        self.native = None  # NativeGuards, once attached
+
+    def attach_native(self, code, f_locals: dict, f_globals: dict):
+        """Build torch's native guard tree from the frame these guards were made on (its values at
+        compile time); None, and the Python check stays, if torch cannot hold one of them."""
+        from .native import NativeGuards
+        try:
+            self.native = NativeGuards(self.guards, code, f_locals, f_globals)
+        except Exception:  # a guard torch's tree cannot take: the generated Python check answers
+            self.native = None
+        return self.native
+
+    def check(self, f_locals: dict, f_globals: dict) -> bool:
+        """Do all guards hold for a frame with these locals and globals?"""
+        native = self.native
+        if native is not None and f_globals is native.f_globals:
+            return native.probe(f_locals)
+        return self.python_check(f_locals, f_globals)
 
     def __len__(self) -> int:
         return len(self.guards)
@@ -43,6 +63,11 @@ class GuardSet:
             if not ok:
                 where = f"  # {guard.installed_at}" if guard.installed_at else ""
                 return f"{guard.expr}, {actual_text(guard, value)}{where}"
+        native = self.native
+        parts = native.failing_parts(f_locals) if native is not None and f_globals is native.f_globals else []
+        if parts:
+            return f"{parts[0]}, failed in torch's native check (which also compares a tensor's dispatch " \
+                   "keys and more global state)"
         return None
 
 

@@ -118,6 +118,13 @@ def _global_state_test(e, v, const) -> str:
     return " and ".join(f"{const(readers[name])}() is {const(value)}" for name, value in e) or "True"
 
 
+def _global_state_native(manager, e, verbose, example) -> None:
+    native = getattr(e, "native", None)
+    if native is None:
+        raise TypeError("no native snapshot")
+    manager.add_global_state_guard(native, verbose, None)
+
+
 def _global_state_actual(e, value) -> str:
     changed = [f"{k}={v}" for (k, v), (_, was) in zip(global_state(), e) if v != was]
     if not changed and getattr(e, "native", None) is not None:
@@ -200,7 +207,21 @@ def _equals_native(manager, e, verbose, example) -> None:
 def _dict_contains_native(manager, e, verbose, example) -> None:
     if type(example) is not dict:  # torch's check reads a dict; anything else runs the Python test
         raise TypeError("not a dict")
+    manager.add_type_match_guard(id(dict), verbose, None)  # torch's check would raise on another type
     manager.add_dict_contains_guard(e[1], e[0], verbose, None)
+
+
+def _length_native(manager, e, verbose, example) -> None:
+    """torch has one length check for dicts and one for sequences, each raising on the other:
+    the type comes first (a different type fails the guard instead)."""
+    if type(example) is dict:
+        manager.add_type_match_guard(id(dict), verbose, None)
+        manager.add_dict_length_check_guard(e, verbose, None)
+    elif type(example) in (list, tuple):
+        manager.add_type_match_guard(id(type(example)), verbose, None)
+        manager.add_length_check_guard(e, verbose, None)
+    else:
+        raise TypeError("no native length check for this type")
 
 
 def _qualname(e):
@@ -225,7 +246,7 @@ KINDS: dict[str, GuardKind] = {kind.name: kind for kind in (
               native=lambda m, e, verbose, x: m.add_false_match_guard(verbose, None)),
     GuardKind("LENGTH_CHECK", lambda n, e: f"len({n}) == {e}", lambda e, v, const: f"len({v}) == {e}",
               lambda e, value: f"got len {len(value)}",
-              native=lambda m, e, verbose, x: m.add_length_check_guard(e, verbose, None)),
+              native=_length_native),
     GuardKind("TUPLE_ITERATOR_LEN", lambda n, e: f"___tuple_iterator_len({n}) == {e}",
               lambda e, v, const: f"_iter_len({v}) == {e}"),
     GuardKind("DICT_KEYS_MATCH", lambda n, e: f"list({n}.keys()) == {list(e)!r}",
@@ -234,7 +255,7 @@ KINDS: dict[str, GuardKind] = {kind.name: kind for kind in (
     GuardKind("DICT_CONTAINS", lambda n, e: f"{'' if e[1] else 'not '}___dict_contains({e[0]!r}, {n})",
               lambda e, v, const: f"({const(e[0])} in {v}) is {e[1]}", native=_dict_contains_native),
     GuardKind("GLOBAL_STATE", lambda n, e: f"___check_global_state() against {dict(e)}", _global_state_test,
-              _global_state_actual, lambda e: {k: str(v) for k, v in e}, reads_source=False),
+              _global_state_actual, lambda e: {k: str(v) for k, v in e}, _global_state_native, reads_source=False),
 )}
 
 
@@ -250,8 +271,8 @@ def leaf_test(guard: Guard, v: str, const) -> str:
     return kind_of(guard).test(guard.expected, v, const)
 
 
-def check_one(guard: Guard, value) -> bool:
-    """Evaluate a single guard against an already-fetched value (the slow path)."""
+def leaf_function(guard: Guard) -> Callable[[Any], bool]:
+    """The check of one guard as a function of its source's value (made once, called often)."""
     consts: dict = {}
 
     def const(v) -> str:
@@ -261,8 +282,13 @@ def check_one(guard: Guard, value) -> bool:
 
     from ..source import SOURCE_NAMESPACE
     test = leaf_test(guard, "value", const)
-    return bool(eval(test, {"__builtins__": {"type": type, "len": len, "tuple": tuple}, **SOURCE_NAMESPACE,
-                            **consts}, {"value": value}))
+    namespace = {"__builtins__": {"type": type, "len": len, "tuple": tuple, "bool": bool}, **SOURCE_NAMESPACE, **consts}
+    return eval(compile(f"lambda value: bool({test})", "<guard>", "eval"), namespace)
+
+
+def check_one(guard: Guard, value) -> bool:
+    """Evaluate a single guard against an already-fetched value (the slow path)."""
+    return leaf_function(guard)(value)
 
 
 def actual_text(guard: Guard, value) -> str:

@@ -1,0 +1,172 @@
+"""The Compare panel: the open script under Standin and under real torch.compile, frame by frame.
+
+A row per frame and per call with an agree (✓) or differ (✗) mark; selecting
+a row shows that frame side by side (each engine's compiles, graphs, breaks and
+guards, in its own words) and its graph breaks; clicking a break that only
+Standin makes asks to open its instruction in the trace.  The panel shows what
+app.models.compare_model computes and emits signals; it runs nothing itself.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QProgressBar,
+                               QPushButton, QSplitter, QTreeView, QVBoxLayout, QWidget)
+
+from app.models import compare_model as cm
+from app.models.row_tree_model import ITEM_ROLE, RowTreeModel, monospace_font
+from app.models.rows import RowItem
+from tracer.compare import FrameDiff
+
+BREAK_COLUMNS = ("Engine", "Where", "Entry", "Reason")
+TABLE_WIDTHS = (28, 300, 300, 300)  # px for the first columns; the last stretches
+
+
+def _tree(model: RowTreeModel, widths: tuple) -> QTreeView:
+    view = QTreeView()
+    view.setModel(model)
+    view.setRootIsDecorated(False)
+    view.setUniformRowHeights(True)
+    view.setSelectionBehavior(QAbstractItemView.SelectRows)
+    view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    view.header().setStretchLastSection(True)
+    view.header().setSectionResizeMode(QHeaderView.Interactive)
+    for column, width in enumerate(widths):
+        view.setColumnWidth(column, width)
+    return view
+
+
+def _text_box(placeholder: str) -> QPlainTextEdit:
+    box = QPlainTextEdit()
+    box.setReadOnly(True)
+    box.setFont(monospace_font())
+    box.setLineWrapMode(QPlainTextEdit.NoWrap)
+    box.setPlaceholderText(placeholder)
+    return box
+
+
+class ComparePanel(QWidget):
+    sig_compare_requested = Signal()
+    sig_stop_requested = Signal()
+    sig_break_selected = Signal(object)  # the BreakRow of a Standin-only break (app.models.compare_model)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.comparison = None
+        self.compare_button = QPushButton("Compare with torch.compile")
+        self.compare_button.setToolTip("Run the open script under real torch.compile too, and compare frame by frame")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.status = QLabel("Compare the open script with real torch.compile: press Compare.")
+        self.status.setObjectName("compareStatus")
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(140)
+        self.busy.setMaximumHeight(14)
+        self.busy.hide()
+        bar = QHBoxLayout()
+        for widget in (self.compare_button, self.stop_button):
+            bar.addWidget(widget)
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.busy)
+
+        self.table_model = RowTreeModel(cm.COLUMNS, centered_columns=(cm.COL_MARK,))
+        self.table = _tree(self.table_model, TABLE_WIDTHS)
+        self.standin_text = _text_box("Standin's side of the selected frame")
+        self.dynamo_text = _text_box("Dynamo's side of the selected frame")
+        self.differences = QLabel()
+        self.differences.setWordWrap(True)
+        self.differences.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.breaks_model = RowTreeModel(BREAK_COLUMNS, (1, 2))
+        self.breaks = _tree(self.breaks_model, (80, 140, 70))
+        self.breaks.setToolTip("Graph breaks of the selected frame; click one that only Standin makes to open it "
+                               "in the trace")
+
+        sides = QSplitter(Qt.Horizontal)
+        for title, box in (("Standin", self.standin_text), ("torch.compile (Dynamo)", self.dynamo_text)):
+            column = QWidget()
+            layout = QVBoxLayout(column)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(QLabel(f"<b>{title}</b>"))
+            layout.addWidget(box)
+            sides.addWidget(column)
+        detail = QSplitter(Qt.Vertical)
+        detail.addWidget(sides)
+        detail.addWidget(self.breaks)
+        detail.setSizes([300, 110])
+        below = QWidget()
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.addWidget(self.differences)
+        below_layout.addWidget(detail, 1)
+        splitter = QSplitter(Qt.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(below)
+        splitter.setSizes([160, 340])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+
+        self.compare_button.clicked.connect(self.sig_compare_requested)
+        self.stop_button.clicked.connect(self.sig_stop_requested)
+        self.table.selectionModel().currentRowChanged.connect(lambda index, _: self._show_row(index.data(ITEM_ROLE)))
+        self.breaks.clicked.connect(lambda index: self._break_clicked(index.data(ITEM_ROLE)))
+
+    # ---- slots ---------------------------------------------------------------------------------
+    def set_running(self, running: bool, name: str = "") -> None:
+        self.compare_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        self.busy.setVisible(running)
+        if running:
+            self.status.setText(f"comparing {name} under Standin and torch.compile …")
+            self._name = name
+
+    def set_progress(self, seconds: float) -> None:
+        self.status.setText(f"comparing {getattr(self, '_name', '')} under Standin and torch.compile … {seconds:.0f} s")
+
+    def set_message(self, text: str) -> None:
+        self.status.setText(text)
+
+    def show_comparison(self, comparison) -> None:
+        self.comparison = comparison
+        items = [RowItem(row.values, payload=row.payload, error=not row.same, bold=row.kind == "status",
+                         tooltip=row.tooltip or None) for row in cm.table_rows(comparison)]
+        self.table_model.set_items(items)
+        self.status.setText(cm.verdict(comparison))
+        first = next((i for i, row in enumerate(items) if row.error and row.payload is not None), 1)
+        if 0 <= first < len(items):
+            self.select_row(first)
+        else:
+            self._show_row(None)
+
+    def select_row(self, row: int) -> None:
+        """Select a table row (0 is the script run): its frame or call shows side by side."""
+        index = self.table_model.index(row, 0)
+        self.table.setCurrentIndex(index)
+        self._show_row(index.data(ITEM_ROLE))
+
+    def rows(self) -> list[tuple]:
+        """The table as shown: one tuple of texts per row."""
+        return [item.values for item in self.table_model.items()]
+
+    def break_rows(self) -> list[cm.BreakRow]:
+        return [item.payload for item in self.breaks_model.items()]
+
+    def _show_row(self, item: RowItem | None) -> None:
+        payload = item.payload if item is not None else None
+        standin, dynamo, differences = cm.side_by_side(payload)
+        self.standin_text.setPlainText(standin)
+        self.dynamo_text.setPlainText(dynamo)
+        self.differences.setText("\n".join(differences) if differences else
+                                 ("Both engines agree here." if payload is not None else ""))
+        breaks = cm.break_rows(payload) if isinstance(payload, FrameDiff) else []
+        self.breaks_model.set_items([
+            RowItem((row.engine + (" only" if row.only_here else ""), row.where, row.compile_id, row.reason),
+                    payload=row, error=row.only_here, bold=row.jumps,
+                    tooltip=row.reason + ("\n\nclick: open this instruction in the trace" if row.jumps else ""))
+            for row in breaks])
+
+    def _break_clicked(self, item: RowItem | None) -> None:
+        row = item.payload if item is not None else None
+        if row is not None and row.jumps:
+            self.sig_break_selected.emit(row)

@@ -1,0 +1,162 @@
+"""A cache entry's guards as a torch native guard tree (`torch._C._dynamo.guards.RootGuardManager`).
+
+The tree mirrors Standin's own (guards grouped by Source chain, see compiled.py):
+each Source becomes a native accessor (frame local, global, attribute, item,
+type), each guard the native leaf its kind names in `KINDS`; a kind or a
+Source without a native form is checked by its Python test as a lambda guard,
+so every guard is in the tree.  The native tree answers "pass?" in C (it is
+what the frame hook's cache lookup runs); Standin's records still explain a
+failure.  Building needs the frame's values at compile time: a tensor check is
+made from its tensor.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+from torch._C._dynamo.eval_frame import code_framelocals_names
+from torch._C._dynamo.guards import RootGuardManager
+
+from ..source import (SOURCE_NAMESPACE, AttrSource, GetItemSource, GlobalSource, LocalSource, ModuleSource,
+                      TypeSource)
+from .compiled import build_tree
+from .kinds import kind_of, leaf_function
+
+
+def _manager_kind():
+    """torch's GuardManagerType.GUARD_MANAGER: the C side imports that enum on its first accessor
+    and accepts no other value, so we hand it the one it already loaded."""
+    return importlib.import_module("torch._dynamo.guards").GuardManagerType.GUARD_MANAGER
+
+
+class NativeGuards:
+    """The RootGuardManager of one guard set, for frames of `code` over globals `f_globals`."""
+
+    def __init__(self, guards, code: types.CodeType, f_locals: dict, f_globals: dict):
+        self.f_globals = f_globals
+        self.root = RootGuardManager()
+        self._kind = _manager_kind()
+        self._locals = {name: i for i, name in enumerate(code_framelocals_names(code))}
+        self._globals = None
+        self._modules = None
+        state, roots = build_tree(guards)
+        for guard in state:
+            self._leaf(self.root, guard, None)
+        for node in roots.values():
+            self._node(node, None, f_locals, f_globals)
+        self.probing = False  # a check asked from Python (what-if, a failure's reason), not a lookup
+
+    def probe(self, f_locals: dict) -> bool:
+        """Do the guards hold for these locals?  Asked from Python: not a cache lookup (no hit counted)."""
+        self.probing = True
+        try:
+            return self.root.check(f_locals)
+        finally:
+            self.probing = False
+
+    def failing_parts(self, f_locals: dict) -> list[str]:
+        """The verbose text of the first native guard that fails ([] if all pass)."""
+        self.probing = True
+        try:
+            info = self.root.check_verbose(f_locals)
+        finally:
+            self.probing = False
+        return [] if info.result else list(info.verbose_code_parts)
+
+    # ---- accessors ----------------------------------------------------------------------
+    def _node(self, node, base, f_locals, f_globals) -> None:
+        try:
+            value = node.source.get_value(f_locals, f_globals)
+        except Exception:  # the value is gone already: the Python test fails as it would
+            value = None
+        manager = self._accessor(node.source, base, value)
+        if manager is None:  # a Source torch has no accessor for: its subtree in Python
+            self._python_subtree(node, base)
+            return
+        for guard in node.guards:
+            self._leaf(manager, guard, value)
+        for child in node.children.values():
+            self._node(child, manager, f_locals, f_globals)
+
+    def _accessor(self, source, base, value):
+        name, kind = source.name(), self._kind
+        if isinstance(source, LocalSource) and source.local_name in self._locals:
+            key = (source.local_name, self._locals[source.local_name])
+            return self.root.framelocals_manager(key, name, value, kind)
+        if isinstance(source, GlobalSource):
+            if self._globals is None:
+                self._globals = self.root.globals_dict_manager(self.f_globals, "G", self.f_globals, kind)
+            return self._globals.dict_getitem_manager(source.global_name, name, value, kind)
+        if isinstance(source, ModuleSource):
+            if self._modules is None:
+                self._modules = self.root.globals_dict_manager(sys.modules, "sys.modules", sys.modules, kind)
+            return self._modules.dict_getitem_manager(source.module_name, name, value, kind)
+        if base is None:
+            return None
+        if type(source) is AttrSource:
+            return base.getattr_manager(source.member, name, value, kind)
+        if type(source) is GetItemSource:
+            return base.getitem_manager(source.index, name, value, kind)
+        if type(source) is TypeSource:
+            return base.type_manager(name, value, kind)
+        reach = _python_accessor(source)
+        return base.lambda_manager(reach, name, value, kind)
+
+    def _python_subtree(self, node, base) -> None:
+        """A Source without a base manager (an unknown root): its guards as one lambda guard."""
+        guards = _subtree_guards(node)
+        checks = [(guard.source, leaf_function(guard)) for guard in guards]
+        f_globals = self.f_globals
+
+        def check(f_locals) -> bool:
+            return _python_check(checks, f_locals, f_globals)
+
+        self.root.add_lambda_guard(check, [f"{g.expr}" for g in guards], None)
+
+    # ---- leaves --------------------------------------------------------------------------
+    def _leaf(self, manager, guard, value) -> None:
+        verbose = [guard.expr]
+        kind = kind_of(guard)
+        if kind.native is not None:
+            try:
+                kind.native(manager, guard.expected, verbose, value)
+                return
+            except TypeError:  # this value has no native form of the check: the Python test below
+                pass
+        manager.add_lambda_guard(_python_leaf(guard, kind.reads_source), verbose, None)
+
+
+def _python_accessor(source):
+    """value of `source` from its base's value, for a link torch has no accessor for."""
+    code = compile(f"lambda _b: {source.accessor('_b')}", "<native guard accessor>", "eval")
+    return eval(code, {"__builtins__": {}, **SOURCE_NAMESPACE})
+
+
+def _python_leaf(guard, reads_source: bool):
+    """guard's Python test over one value, as a lambda guard (an exception fails it)."""
+    check = leaf_function(guard)
+
+    def test(value) -> bool:
+        try:
+            return check(value if reads_source else None)
+        except Exception:
+            return False
+    return test
+
+
+def _subtree_guards(node) -> list:
+    out = list(node.guards)
+    for child in node.children.values():
+        out.extend(_subtree_guards(child))
+    return out
+
+
+def _python_check(checks, f_locals, f_globals) -> bool:
+    for source, check in checks:
+        try:
+            if not check(source.get_value(f_locals, f_globals)):
+                return False
+        except Exception:
+            return False
+    return True
