@@ -298,3 +298,21 @@ def test_log_panel(qtbot, seed):
     assert panel.contents().count("\n") == len(seed.timelines[0].events) - 1
     assert panel.text.isReadOnly()
     render(panel, "log")
+
+
+def test_the_graph_code_keeps_keyword_arguments(qtbot):
+    import torch
+
+    def f(x):
+        return torch.softmax(x / 2, dim=-1)
+
+    opt = tracer.compile(f)
+    recorder = tracer.debug.record(opt)
+    opt(torch.ones(3))
+    nodes = recorder.timelines[0].nodes
+    softmax = next(n for n in nodes if "softmax" in n.target)
+    assert softmax.args == "truediv, dim=-1" and softmax.inputs == ("truediv",)
+    panel = GraphPanel()
+    qtbot.addWidget(panel)
+    panel.show_nodes(nodes)
+    assert "softmax(truediv, dim=-1)" in panel.text.toPlainText()
