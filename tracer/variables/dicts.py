@@ -9,6 +9,7 @@ so the key set is guarded where the copy reads it.
 from __future__ import annotations
 
 import collections
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -139,6 +140,8 @@ class ConstDictVariable(VariableTracker):
         mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
+        if self.dict_cls is types.MappingProxyType:  # a class's __dict__ cannot be written through
+            raise observed(TypeError(f"'mappingproxy' object does not support {name}"))
         self.guard_keys()  # as Dynamo: a dict from outside that is mutated has its keys guarded
         entries = dict(self.entries)
         result = ConstantVariable(None)

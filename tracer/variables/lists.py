@@ -164,12 +164,42 @@ class TensorKey:
         return f"<tensor {self.tracker.short_repr()}>"
 
 
+class ObjectKey:
+    """An object hashed by identity (an nn.Module, a user object without its own __hash__/__eq__)
+    as a set item or dict key."""
+
+    __slots__ = ("tracker",)
+
+    def __init__(self, tracker):
+        self.tracker = tracker
+
+    def __hash__(self) -> int:
+        return hash(self.tracker.identity())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ObjectKey) and other.tracker.identity() == self.tracker.identity()
+
+    def __repr__(self) -> str:
+        return f"<object {self.tracker.short_repr()}>"
+
+
+def _hashed_by_identity(item) -> bool:
+    from .misc import UserDefinedObjectVariable
+    if not isinstance(item, UserDefinedObjectVariable):
+        return False
+    cls = item.python_type()
+    return cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__ or \
+        isinstance(item.value, torch.nn.Module)
+
+
 def hash_key(item: VariableTracker):
-    """What a set or a dict tells an item apart by: a constant's value, a tensor's identity."""
+    """What a set or a dict tells an item apart by: a constant's value, a tensor's or an object's identity."""
     from .tensor import TensorVariable
     item = item.realize()
     if isinstance(item, TensorVariable):
         return TensorKey(item)
+    if _hashed_by_identity(item):
+        return ObjectKey(item)
     if not item.is_python_constant():
         raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
     value = item.as_python_constant()
@@ -182,7 +212,7 @@ def hash_key(item: VariableTracker):
 
 def key_tracker(key) -> VariableTracker:
     """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding)."""
-    return key.tracker if isinstance(key, TensorKey) else ConstantVariable(key)
+    return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
 
 
 @dataclass(frozen=True, eq=False)
