@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.standin-installed
 
-.PHONY: run test bench dist browser qt screen clean
+.PHONY: run test bench fuzz dist browser qt screen clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,12 @@ test: $(STAMP) browser screen
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)
+
+# Random programs, eager vs Standin (README "Fuzzing"); not part of `make test`.
+PROGRAMS ?= 10000
+START ?= 0
+fuzz: $(STAMP)
+	$(BIN)/python tests/tracer/fuzz_run.py --programs $(PROGRAMS) --start $(START) $(ARGS)
 
 dist: $(STAMP)
 	packaging/build.sh

@@ -193,8 +193,11 @@ def _start_dynamo(options):
     if not options.compare or _script_problem(options.script):
         return None, None
     from tracer.compare import CallLog, CompareRun
+    from tracer.compare.child import DEFAULT_SEED, seed_everything
     _progress(f"running {options.script} under torch.compile too, in a child process, to compare ...")
-    return CompareRun(options.script, options.args, options.timeout, engines=("dynamo",)).start(), CallLog()
+    dynamo = CompareRun(options.script, options.args, options.timeout, engines=("dynamo",), seed=DEFAULT_SEED)
+    seed_everything(DEFAULT_SEED)  # this run starts its generators where the child's starts them
+    return dynamo.start(), CallLog()
 
 
 def _comparison_of(session, dynamo, calls):

@@ -2,6 +2,8 @@
 
     .venv/bin/python packaging/screenshots.py [OUT_DIR]     (default: docs/)
 
+The last picture is the Compare dock on the tour (it runs the tour under torch.compile too).
+
 Runs offscreen; each picture is the window as a user would see it at that step, at the two
 sizes people have (1600×1000 and a laptop's 1280×800, the latter named `*-1280.png`).
 """
@@ -36,7 +38,23 @@ def main(out_dir: str) -> list[str]:
     shots = []
     for width, height, suffix in SIZES:
         shots += _shoot_tour(app, out_dir, width, height, suffix)
+    shots.append(_shoot_compare(app, out_dir))
     return shots
+
+
+def _shoot_compare(app, out_dir: str) -> str:
+    """5. the Compare dock on the tour: the first frame that differs from torch.compile, side by side."""
+    window = MainWindow(settings=Settings.in_file(os.path.join(tempfile.mkdtemp(), "settings.ini")))
+    window.resize(1600, 1000)
+    window.show()
+    window.open_script(DEFAULT_SCRIPT, wait=True)
+    window.compare.compare_open_script(wait=True)
+    window.resizeDocks([window.compare], [600], Qt.Vertical)  # as a user drags the dock up to read it
+    app.processEvents()
+    path = os.path.join(out_dir, "05-compare.png")
+    window.grab().save(path)
+    window.close()
+    return path
 
 
 def _shoot_tour(app, out_dir: str, width: int, height: int, suffix: str) -> list[str]:

@@ -33,3 +33,19 @@ def test_layering_check_sees_imports():
         assert list(imported_modules(sample)) == ["PySide6.QtCore", "app"]
     finally:
         sample.unlink()
+
+
+def test_only_the_comparisons_oracle_imports_real_dynamo():
+    """tracer.compare.dynamo_side runs torch._dynamo in its own child process; nothing else in the
+    compare package imports Dynamo's Python, and nothing outside it imports the oracle."""
+    offenders = []
+    for path in sorted((ROOT / "tracer").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        for module in imported_modules(path):
+            if name.startswith("tracer/compare/") and name != "tracer/compare/dynamo_side.py" \
+                    and module.startswith("torch._dynamo"):
+                offenders.append(f"{name} imports {module}")
+            if not name.startswith("tracer/compare/") and module.endswith("compare.dynamo_side"):
+                offenders.append(f"{name} imports {module}")
+    assert offenders == []
+    assert "torch._dynamo" in list(imported_modules(ROOT / "tracer" / "compare" / "dynamo_side.py"))

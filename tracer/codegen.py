@@ -18,7 +18,7 @@ import bytecode as bc
 import torch
 from torch._C._dynamo.eval_frame import set_eval_frame
 
-from .bytecode import is_generator_code, plain_function_flags
+from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
 from .variables.base import VariableTracker
@@ -27,7 +27,6 @@ from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functions import TorchFunctionVariable
-from .variables.nn_module import NNModuleVariable, hooks_of
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
                               SliceVariable, TupleVariable, key_tracker, make_named_tuple)
@@ -96,23 +95,10 @@ _refill_fn = NamedCallable("__refill_contents", _refill)
 _tensor_to_ndarray_fn = NamedCallable("__tensor_to_ndarray", tensor_to_ndarray)
 
 
-def _compilable(var) -> bool:
-    fn_var = var if isinstance(var, UserFunctionVariable) else var.fn
-    if not isinstance(fn_var, UserFunctionVariable):
-        return False
-    return _runs_as_frame(fn_var.fn.__code__)
-
-
-def _runs_as_frame(code: types.CodeType) -> bool:
-    """Whether a function called at a break can run compiled: generators and coroutines run as they are."""
-    return not is_generator_code(code)
-
-
 class PyCodegen:
     """Emits instructions; `output_nodes` collects the graph values the code needs."""
 
-    def __init__(self, code: types.CodeType, side_effects, output_nodes: list | None = None,
-                 wrap_callable=None):
+    def __init__(self, code: types.CodeType, side_effects, output_nodes: list | None = None):
         self.code = code
         self.side_effects = side_effects
         self.instructions: list = []
@@ -120,7 +106,6 @@ class PyCodegen:
         self.frozen_outputs = output_nodes is not None
         self.new_object_temps: dict = {}
         self.temp_count = 0
-        self.wrap_callable = wrap_callable  # user function -> compiled wrapper, for calls made for real
         self.cell_temps: dict[int, str] = {}  # cells made during the trace, rebuilt once each
         self.frame_cells_used = False  # a rebuilt closure holds one of the frame's own cells
 
@@ -180,12 +165,8 @@ class PyCodegen:
         self.load_const(self.output_nodes.index(node))
         self.emit("BINARY_SUBSCR")
 
-    def reconstruct(self, var: VariableTracker, *, for_call: bool = False) -> None:
-        """Emit code that pushes the value `var` stands for.
-
-        `for_call`: the value is about to be called for real at a graph break; a user
-        function is then replaced by its compiled wrapper, so it becomes a frame of its own.
-        """
+    def reconstruct(self, var: VariableTracker) -> None:
+        """Emit code that pushes the value `var` stands for."""
         # As Dynamo, a value that crosses into rewritten code is realized first: it is guarded,
         # and a constant is baked in rather than passed along unguarded.
         var = var.realize()
@@ -218,23 +199,13 @@ class PyCodegen:
             self.emit("BUILD_SLICE", 3)
         elif isinstance(var, UserDefinedObjectVariable) and var.is_new():
             self._new_object(var)
-        elif isinstance(var, (UserFunctionVariable, UserMethodVariable)) and for_call and self.wrap_callable \
-                and _compilable(var):
-            self._wrapped_callable(var)
-        elif isinstance(var, NNModuleVariable) and for_call and self.wrap_callable and var.source is not None \
-                and not hooks_of(var.value):  # a module with hooks is called whole: __call__ runs them
-            forward = self.wrap_callable(type(var.value).forward)
-            self.call(types.MethodType, lambda: (self.load_const(forward), var.source.reconstruct(self)), 2)
         elif isinstance(var, ListIteratorVariable):
             self._built_once(var.mutation_id, lambda: (self._sequence(TupleVariable(var.items[var.index:])),
                                                        self.emit("GET_ITER")))
         elif isinstance(var, UserMethodVariable):
             self.call(types.MethodType, lambda: (self.reconstruct(var.fn), self.reconstruct(var.obj)), 2)
         elif isinstance(var, NestedUserFunctionVariable):
-            if for_call and self.wrap_callable and _runs_as_frame(var.code):
-                self._compiled_nested_function(var)
-            else:
-                self._nested_function(var)
+            self._nested_function(var)
         elif isinstance(var, GetAttrVariable):
             self.reconstruct(var.obj)
             self.load_attr(var.name)
@@ -346,13 +317,6 @@ class PyCodegen:
         self.emit("COPY", 1)
         self.store(temp)
 
-    def _wrapped_callable(self, var) -> None:
-        if isinstance(var, UserMethodVariable):
-            inner = var.fn
-            self.call(types.MethodType, lambda: (self._wrapped_callable(inner), self.reconstruct(var.obj)), 2)
-            return
-        self.load_const(self.wrap_callable(var.fn))
-
     # ---- side effects --------------------------------------------------------------------
     def _nested_function(self, var: NestedUserFunctionVariable) -> None:
         """A function made during the trace: FunctionType(code, globals, name, defaults, closure)."""
@@ -366,18 +330,6 @@ class PyCodegen:
             self._tuple_or_none(var.defaults, self.reconstruct)
             self._tuple_or_none(var.closure, self._cell)
         self.call(types.FunctionType, args, 5)
-
-    def _compiled_nested_function(self, var: NestedUserFunctionVariable) -> None:
-        """A function made during the trace and called for real at the break: compiled as a frame
-        of its own, as Dynamo does, each call running its code for the function object rebuilt here."""
-        stand_in = types.FunctionType(var.code, var.f_globals, var.code.co_name, None,
-                                      tuple(types.CellType() for _ in var.code.co_freevars) or None)
-        compiled = self.wrap_callable(stand_in)  # one CompiledFunction per code object
-        self.emit("LOAD_CONST", compiled)
-        self.emit("LOAD_METHOD", "called_as")
-        self._nested_function(var)
-        self.emit("PRECALL", 1)
-        self.emit("CALL", 1)
 
     def _tuple_or_none(self, items, push) -> None:
         if not items:

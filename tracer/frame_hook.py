@@ -35,7 +35,7 @@ COMPILED = FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT)
 STANDIN_REGION = 1 << 40
 _touched: dict[int, object] = {}  # code objects whose torch extra state Standin wrote, by id
 _region_lock = threading.Lock()
-_calls_in_region = 0  # Standin calls running, on every thread
+_calls_in_region: set = set()  # the Standin calls running, on every thread
 _region_before = -1  # the region torch had when the first of them started
 _current = threading.local()  # .root: the root CompiledFunction of this thread's innermost call
 
@@ -112,32 +112,49 @@ def call_under_hook(callback, root, fn, args, kwargs):
     """fn(*args, **kwargs) with every frame under it offered to `callback` (a call of `root`), in
     Standin's cache region; torch's previous hook (this thread's) and region (the process's, once the
     last Standin call on any thread ends) are back when it returns or raises, whatever it raises."""
-    _enter_region()
+    token = object()
+    _enter_region(token)
     prior, prior_root = native.get_eval_frame_callback(), current_root()
     try:
         _current.root = root
         native.set_eval_frame(callback)
         return fn(*args, **kwargs)
     finally:
-        native.set_eval_frame(prior)
-        _current.root = prior_root
-        _leave_region()
+        _restore(prior, prior_root, token)
 
 
-def _enter_region() -> None:
-    global _calls_in_region, _region_before
+def _restore(callback, root, token) -> None:
+    """Put this thread's hook and root back and leave the region, even when an exception raised from
+    another thread (a session's Stop) lands in between: each step is idempotent and all are done
+    before it goes on."""
+    pending = None
+    while True:
+        try:
+            native.set_eval_frame(callback)
+            _current.root = root
+            _leave_region(token)
+            break
+        except BaseException as error:  # noqa: B902 - re-raised below, once all are back
+            pending = error
+    if pending is not None:
+        raise pending
+
+
+def _enter_region(token) -> None:
+    global _region_before
     with _region_lock:
-        if _calls_in_region == 0:
+        if not _calls_in_region:
             _region_before = native.get_eval_frame_isolate_recompiles_id()
             native.set_eval_frame_isolate_recompiles_id(STANDIN_REGION)
-        _calls_in_region += 1
+        _calls_in_region.add(token)
 
 
-def _leave_region() -> None:
-    global _calls_in_region
+def _leave_region(token) -> None:
+    """The last Standin call to end, on any thread, hands torch its region back (a set of the calls
+    running, not a count: leaving twice is leaving once)."""
     with _region_lock:
-        _calls_in_region -= 1
-        if _calls_in_region == 0:
+        _calls_in_region.discard(token)
+        if not _calls_in_region:
             native.set_eval_frame_isolate_recompiles_id(_region_before)
 
 

@@ -1,7 +1,8 @@
 """What the Compare panel shows, as plain data (no Qt): the table, a frame side by side, its breaks.
 
-Built from a `tracer.compare.Comparison`; the panel only maps these rows to
-Qt's model and its text boxes, so everything here is tested without a window.
+Built from a `tracer.compare.Comparison` as RowItems and text; the panel only
+hands them to a RowTreeModel and its text boxes, so everything here is tested
+without a window.
 """
 from __future__ import annotations
 
@@ -12,40 +13,36 @@ from tracer.compare import CallDiff, Comparison, FrameDiff
 from tracer.compare.diff import source_text
 from tracer.compare.records import CallRecord, FrameRecord
 
+from .rows import RowItem
+
 COLUMNS = ("", "Frame or call", "Standin", "Dynamo", "Differs in")
 COL_MARK, COL_TITLE, COL_STANDIN, COL_DYNAMO, COL_DIFFERS = range(len(COLUMNS))
 AGREE, DIFFER = "✓", "✗"
 SUMMARY_ASPECTS = ("frame", "call", "compiles", "graphs", "breaks", "output")
 
 
-@dataclass
-class CompareRow:
-    values: tuple  # one text per column
-    same: bool
-    kind: str  # "status", "frame" or "call"
-    payload: object = None  # the FrameDiff or CallDiff (None for the status row)
-    tooltip: str = ""
-
-
 def _summary(aspects, side: str) -> str:
     return ", ".join(getattr(a, side) for a in aspects if a.name in SUMMARY_ASPECTS)
 
 
-def _row(kind: str, title: str, same: bool, aspects, payload) -> CompareRow:
+def _row(title: str, same: bool, aspects, payload) -> RowItem:
     differing = [a for a in aspects if not a.same]
     tooltip = "\n".join(f"{a.name}: {detail}" for a in differing for detail in a.details)
-    return CompareRow((AGREE if same else DIFFER, title, _summary(aspects, "standin"), _summary(aspects, "dynamo"),
-                       ", ".join(a.name for a in differing)), same, kind, payload, tooltip)
+    return RowItem((AGREE if same else DIFFER, title, _summary(aspects, "standin"), _summary(aspects, "dynamo"),
+                    ", ".join(a.name for a in differing)), payload=payload, error=not same, tooltip=tooltip or None)
 
 
-def table_rows(comparison: Comparison) -> list[CompareRow]:
-    """The script run, then every frame, then every call: each with its agree/differ mark."""
+def table_rows(comparison: Comparison) -> list[RowItem]:
+    """The script run, then every frame, then every call: each with its agree (✓) or differ (✗) mark.
+
+    A row's payload is its FrameDiff or CallDiff (None for the script run); a differing row is an error row.
+    """
     status = comparison.status
-    rows = [CompareRow((AGREE if status.same else DIFFER, "the script run", status.standin, status.dynamo,
-                        "" if status.same else "how it ended"), status.same, "status",
-                       tooltip="\n".join(status.details))]
-    rows += [_row("frame", frame.title, frame.same, frame.aspects, frame) for frame in comparison.frames]
-    rows += [_row("call", call.title, call.same, call.aspects, call) for call in comparison.calls]
+    rows = [RowItem((AGREE if status.same else DIFFER, "the script run", status.standin, status.dynamo,
+                     "" if status.same else "how it ended"), error=not status.same, bold=True,
+                    tooltip="\n".join(status.details) or None)]
+    rows += [_row(frame.title, frame.same, frame.aspects, frame) for frame in comparison.frames]
+    rows += [_row(call.title, call.same, call.aspects, call) for call in comparison.calls]
     return rows
 
 
@@ -121,6 +118,14 @@ class BreakRow:
     def jumps(self) -> bool:
         """A Standin-only break can be opened at its instruction in the trace."""
         return self.engine == "Standin" and self.only_here and self.offset is not None
+
+
+def break_items(frame: FrameDiff) -> list[RowItem]:
+    """The breaks table of a frame: a Standin-only break (bold) can be opened in the trace."""
+    return [RowItem((row.engine + (" only" if row.only_here else ""), row.where, row.compile_id, row.reason),
+                    payload=row, error=row.only_here, bold=row.jumps,
+                    tooltip=row.reason + ("\n\nclick: open this instruction in the trace" if row.jumps else ""))
+            for row in break_rows(frame)]
 
 
 def break_rows(frame: FrameDiff) -> list[BreakRow]:

@@ -19,6 +19,7 @@ from tracer.compare import FrameDiff
 
 BREAK_COLUMNS = ("Engine", "Where", "Entry", "Reason")
 TABLE_WIDTHS = (28, 300, 300, 300)  # px for the first columns; the last stretches
+DIFFERENCES_HEIGHT = 86  # px: about four lines
 
 
 def _tree(model: RowTreeModel, widths: tuple) -> QTreeView:
@@ -73,9 +74,10 @@ class ComparePanel(QWidget):
         self.table = _tree(self.table_model, TABLE_WIDTHS)
         self.standin_text = _text_box("Standin's side of the selected frame")
         self.dynamo_text = _text_box("Dynamo's side of the selected frame")
-        self.differences = QLabel()
-        self.differences.setWordWrap(True)
-        self.differences.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.differences = QPlainTextEdit()  # what differs, for the selected row: scrolls when guards run long
+        self.differences.setReadOnly(True)
+        self.differences.setMaximumHeight(DIFFERENCES_HEIGHT)
+        self.differences.setPlaceholderText("Select a frame or call: what differs shows here")
         self.breaks_model = RowTreeModel(BREAK_COLUMNS, (1, 2))
         self.breaks = _tree(self.breaks_model, (80, 140, 70))
         self.breaks.setToolTip("Graph breaks of the selected frame; click one that only Standin makes to open it "
@@ -129,8 +131,7 @@ class ComparePanel(QWidget):
 
     def show_comparison(self, comparison) -> None:
         self.comparison = comparison
-        items = [RowItem(row.values, payload=row.payload, error=not row.same, bold=row.kind == "status",
-                         tooltip=row.tooltip or None) for row in cm.table_rows(comparison)]
+        items = cm.table_rows(comparison)
         self.table_model.set_items(items)
         self.status.setText(cm.verdict(comparison))
         first = next((i for i, row in enumerate(items) if row.error and row.payload is not None), 1)
@@ -157,14 +158,9 @@ class ComparePanel(QWidget):
         standin, dynamo, differences = cm.side_by_side(payload)
         self.standin_text.setPlainText(standin)
         self.dynamo_text.setPlainText(dynamo)
-        self.differences.setText("\n".join(differences) if differences else
-                                 ("Both engines agree here." if payload is not None else ""))
-        breaks = cm.break_rows(payload) if isinstance(payload, FrameDiff) else []
-        self.breaks_model.set_items([
-            RowItem((row.engine + (" only" if row.only_here else ""), row.where, row.compile_id, row.reason),
-                    payload=row, error=row.only_here, bold=row.jumps,
-                    tooltip=row.reason + ("\n\nclick: open this instruction in the trace" if row.jumps else ""))
-            for row in breaks])
+        self.differences.setPlainText("\n".join(differences) if differences else
+                                      ("Both engines agree here." if payload is not None else ""))
+        self.breaks_model.set_items(cm.break_items(payload) if isinstance(payload, FrameDiff) else [])
 
     def _break_clicked(self, item: RowItem | None) -> None:
         row = item.payload if item is not None else None

@@ -242,4 +242,23 @@ def init_replaced_for_an_object_made_in_the_trace(x):
     return Point(x).t
 
 
+
+
+class Plain:
+    pass
+
+
+PLAIN = Plain()
+
+
+def plain_len(self):
+    return 0
+
+
+@case(AGAINST_EAGER, call(T(3), mutate=restore("Plain", "__len__")), call(T(3)),
+      call(T(3), mutate=set_on("Plain", "__len__", plain_len)), compiles="C.C")
+def truth_of_an_object_whose_class_gains_len(x):
+    return x + 1 if PLAIN else x - 1
+
+
 test_class_replaced_against_eager = parametrize_against_eager(AGAINST_EAGER)

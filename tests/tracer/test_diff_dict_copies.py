@@ -7,6 +7,7 @@ then removed (arguments) or mutates a global dict between calls; Dynamo
 recompiles, and without the guard the old graph returns the old answer.
 """
 import collections
+import functools
 
 from differential import T, call, case, mutate_with, parametrize, parametrize_against_eager
 
@@ -83,6 +84,24 @@ def copy_of_a_global_iterated(x):
 @case(CASES, *global_calls(), compiles="C.CC")
 def dict_of_a_global_keys_counted(x):
     return x * len(dict(TABLE))
+
+
+def scaled(x, a=1.0, b=0.0):
+    return x * a + b
+
+
+SCALED = functools.partial(scaled, a=2.0)
+
+
+def keywords(change, desc):
+    return mutate_with(lambda g: change(g["SCALED"].keywords), desc)
+
+
+@case(CASES, call(T(3), mutate=keywords(lambda k: k.pop("b", None), "SCALED.keywords.pop('b')")), call(T(3)),
+      call(T(3), mutate=keywords(lambda k: k.__setitem__("b", 5.0), "SCALED.keywords['b'] = 5.0")),
+      compiles="C.C")
+def partial_whose_keywords_gain_one(x):
+    return SCALED(x)
 
 
 test_dict_copies = parametrize(CASES)

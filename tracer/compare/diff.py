@@ -114,7 +114,8 @@ def match_frames(standin: list[FrameRecord], dynamo: list[FrameRecord]) -> list[
         if found is not None:
             left.remove(found)
         pairs.append((frame, found))
-    pairs.extend((None, d) for d in left)
+    # a frame Dynamo only looked at and left running as it is, Standin did not compile at all: the same
+    pairs.extend((None, d) for d in left if not all(c.eager_reason and not c.graphs for c in d.compiles))
     return pairs
 
 

@@ -144,19 +144,19 @@ def frames_of(observer: DynamoObserver) -> list[FrameRecord]:
     """One FrameRecord per code object Dynamo compiled, its compiles in order."""
     frames: dict[tuple, FrameRecord] = {}
     for metric in get_compilation_metrics():
-        if not metric.has_guarded_code and not metric.fail_type:
-            continue  # Dynamo looked at the frame and left it alone (nothing to compile)
         key = (metric.co_name, os.path.abspath(metric.co_filename or "?"), metric.co_firstlineno or 0)
         frame = frames.setdefault(key, FrameRecord(*key))
         compile_id = str(metric.compile_id)
         failed = f"{metric.fail_type}: {metric.fail_reason}" if metric.fail_type else None
+        skipped = None if metric.has_guarded_code else SKIPPED
         frame.compiles.append(CompileRecord(
             compile_id, "recompile" if frame.compiles else "compile", metric.recompile_reason,
             graphs=observer.graphs.get(compile_id, []), breaks=observer.breaks.get(compile_id, []),
-            guards=observer.guards.get(compile_id, []),
-            eager_reason=failed if failed and metric.has_guarded_code is False else None,
-            error=failed if failed and metric.has_guarded_code is not False else None))
+            guards=observer.guards.get(compile_id, []), eager_reason=None if failed else skipped, error=failed))
     return list(frames.values())
+
+
+SKIPPED = "Dynamo installed no code for this frame (nothing to compile): it runs as it is"
 
 
 def run_under_dynamo(path: str, argv: list[str]) -> RunRecord:

@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 
+from .child import DEFAULT_SEED, SEED_VARIABLE
 from .diff import Comparison, compare
 from .records import RunRecord, failed_run
 
@@ -39,7 +40,7 @@ def _signal_name(number: int) -> str:
 class SideProcess:
     """One engine's child process and the record it leaves."""
 
-    def __init__(self, engine: str, script: str, argv: list[str], workdir: str):
+    def __init__(self, engine: str, script: str, argv: list[str], workdir: str, seed: int = DEFAULT_SEED):
         self.engine, self.script, self.argv = engine, script, list(argv)
         self.out = os.path.join(workdir, f"{engine}.json")
         self.stderr_path = os.path.join(workdir, f"{engine}.stderr")
@@ -47,6 +48,7 @@ class SideProcess:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             p for p in (PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p))
         env.pop("TORCH_LOGS", None)  # the Dynamo side sets the logs it reads; a user's setting would flood stderr
+        env[SEED_VARIABLE] = str(seed)
         with open(self.stderr_path, "wb") as stderr:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "tracer.compare.child", engine, self.out, script, *self.argv],
@@ -95,8 +97,10 @@ class CompareRun:
     """Both engines on one script, in parallel child processes (see the module docstring)."""
 
     def __init__(self, script: str, argv: list[str] | None = None, timeout: float | None = None,
-                 engines: tuple[str, ...] = ENGINES):
-        """`engines=("dynamo",)` runs the oracle alone, for a Standin run made in this process."""
+                 engines: tuple[str, ...] = ENGINES, seed: int = DEFAULT_SEED):
+        """`engines=("dynamo",)` runs the oracle alone, for a Standin run made in this process (seeded
+        with `tracer.compare.child.seed_everything(seed)` first, as each child seeds itself)."""
+        self.seed = seed
         self.script = os.path.abspath(script)
         self.argv = list(argv or [])
         self.timeout = timeout
@@ -109,7 +113,8 @@ class CompareRun:
 
     def start(self) -> "CompareRun":
         self._started = time.monotonic()
-        self.sides = [SideProcess(engine, self.script, self.argv, self._workdir.name) for engine in self.engines]
+        self.sides = [SideProcess(engine, self.script, self.argv, self._workdir.name, self.seed)
+                      for engine in self.engines]
         threading.Thread(target=self._watch, name="standin: compare", daemon=True).start()
         return self
 

@@ -231,8 +231,9 @@ def _aspect_rows(title: str, same: bool, aspects: list[dict]) -> str:
     shown = [a for a in aspects if a["name"] in ("frame", "call", "compiles", "graphs", "breaks", "output")]
     standin = e(", ".join(a["standin"] for a in shown))
     dynamo = e(", ".join(a["dynamo"] for a in shown))
-    details = "".join(f'<li><b>{e(a["name"])}</b>: {"<br>".join(f"<pre>{e(d)}</pre>" for d in a["details"])}</li>'
-                      for a in aspects if not a["same"])
+    details = "".join(f'<li><b>{e(a["name"])}</b>: '
+                      + "".join(f"<pre>{e(d)}</pre>" for d in a["details"] or [f'Standin {a["standin"]}; Dynamo {a["dynamo"]}'])
+                      + "</li>" for a in aspects if not a["same"])
     return (f'<tr><td>{badge}</td><td class="mono">{e(title)}</td><td>{standin}</td><td>{dynamo}</td></tr>'
             + (f'<tr><td></td><td colspan="3"><ul class="details">{details}</ul></td></tr>' if details else ""))
 

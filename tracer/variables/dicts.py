@@ -163,7 +163,10 @@ class ConstDictVariable(VariableTracker):
             key = _key(args[0])
             result = entries.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))
         elif name == "__delitem__":
-            del entries[_key(args[0])]
+            key = _key(args[0])
+            if key not in entries:
+                raise observed(KeyError(key))
+            del entries[key]
         elif name == "clear":
             entries.clear()
         else:

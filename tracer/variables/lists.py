@@ -228,21 +228,34 @@ class SetVariable(BaseListVariable):
             tx.replace_all(self, new)
             return ConstantVariable(None)
         if all(a.is_python_constant() for a in [self, *args]):
-            result = getattr(self.as_python_constant(), name)(*[a.as_python_constant() for a in args])
             from ..builder import build_sourceless
+            real = self.as_python_constant()
+            before = set(real)
+            try:
+                result = getattr(real, name)(*[a.as_python_constant() for a in args])
+            except Exception as error:  # pop() from an empty set, a bad argument: the program's exception
+                raise observed(error, f"set.{name}() raised {type(error).__name__}: {error}") from error
+            if real != before:  # pop(), difference_update(), ...: the set itself changed
+                tx.replace_all(self, replace(self, items=unique_items([build_sourceless(tx, v) for v in real])))
             return build_sourceless(tx, result)
         raise Unsupported(f"set.{name}() on a set holding tensors")
 
 
 def unique_items(items) -> tuple:
-    """The items a set keeps: the first of each equal constant or same tensor, in order."""
-    seen, result = set(), []
+    """The items a set keeps: the first of each equal constant or same tensor, in the order
+    iterating the set gives.
+
+    A set of constants iterates in its hash table's order, not in insertion order
+    (`list({1, 7, 2})` is `[1, 2, 7]`): a real set of the keys, filled in the same order,
+    says what it is.  A tensor hashes by its identity, which the trace's fake tensors do
+    not share with the real ones, so a set holding one keeps insertion order.
+    """
+    kept: dict = {}
     for item in items:
-        key = hash_key(item)
-        if key not in seen:
-            seen.add(key)
-            result.append(item)
-    return tuple(result)
+        kept.setdefault(hash_key(item), item)
+    if any(isinstance(key, TensorKey) for key in kept):
+        return tuple(kept.values())
+    return tuple(kept[key] for key in set(kept))
 
 
 @dataclass(frozen=True, eq=False)

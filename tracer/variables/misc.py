@@ -56,9 +56,12 @@ def guarded_function(tx, fn: types.FunctionType, source: Source | None):
     graph node (a torch module's forward), and only its identity is in question here.
     """
     from .user_functions import UserFunctionVariable
+    tracker = UserFunctionVariable(fn, source=source)
     if source is not None:
+        before = len(tx.output.guards)
         tx.output.install_guard(AttrSource(source, "__code__"), "ID_MATCH", fn.__code__)
-    return UserFunctionVariable(fn, source=source)
+        tx.output.stamp_guards(before, tracker.kind())  # its provenance, as the builder stamps its own
+    return tracker
 
 
 def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_var: VariableTracker, *,
@@ -396,7 +399,20 @@ class UserDefinedObjectVariable(VariableTracker):
             if not result.is_python_constant():
                 raise Unsupported(f"{cls.__qualname__}.{name}() returned {result.describe()}")
             return bool(result.as_python_constant())
+        self._guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
         return True
+
+    def _guard_class_lacks(self, tx, *names: str) -> None:
+        """The user classes in type(self)'s MRO still define none of `names` (a built-in's dict is fixed)."""
+        cls_var = self.class_variable()
+        if cls_var.source is None:
+            return
+        for index, klass in enumerate(cls_var.value.__mro__):
+            if klass.__module__ == "builtins":
+                continue
+            dict_source = AttrSource(GetItemSource(AttrSource(cls_var.source, "__mro__"), index), "__dict__")
+            for name in names:
+                tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
 
     def _instance_dict(self, tx):
         """obj.__dict__ of an outside object: its real dict, a tracked container (writes replay on it)."""
