@@ -129,6 +129,7 @@ def _build_from_source(tx, value, source: Source):
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
     if type(value) in (list, dict, set, collections.deque) or type(value) in _SEQUENCE_ITERATORS:
+        tx.output.note_source(value, source)  # the same list under a second name: guarded to stay one
         known = tx.output.side_effects.tracked_container(value)
         if known is not None:  # the same list reached again: its current version, mutations included
             return known
@@ -189,6 +190,7 @@ def _build_from_source(tx, value, source: Source):
         guard(source, "ID_MATCH", value)
         return PythonModuleVariable(value, source=source)
     if isinstance(value, torch.nn.Module):
+        tx.output.note_source(value, source)
         guard(source, "TYPE_MATCH", type(value))
         return NNModuleVariable(value, source=source)
     if isinstance(value, functools.partial):
@@ -269,6 +271,7 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(value, (*_C_CALLABLES, types.FunctionType)):  # a function the trace rules skip
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
+    tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
     guard(source, "TYPE_MATCH", type(value))
     return UserDefinedObjectVariable(value, source=source)
 

@@ -276,7 +276,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     function.__kwdefaults__ = owner.fn.__kwdefaults__
     return CacheEntry(
         compile_id=compile_id,
-        guards=GuardSet(list(output.guards.values())),
+        guards=GuardSet(output.finish_guards()),
         graphs=graphs,
         input_sources=[graph_input.source for graph_input in output.inputs.values()] if compiled else [],
         compiled=compiled,

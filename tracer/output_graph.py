@@ -20,7 +20,7 @@ from torch.utils._pytree import tree_map
 from .exc import Unsupported
 from .guards import Guard, TensorMeta, global_state
 from .side_effects import SideEffects
-from .source import Source
+from .source import NumpyTensorSource, Source, SourceGroup
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
@@ -43,6 +43,7 @@ class OutputGraph:
         self.inputs: dict[str, GraphInput] = {}  # by source name, in placeholder order
         self.input_trackers: dict[str, TensorVariable] = {}
         self.guards: dict[tuple, Guard] = {}
+        self.first_sources: dict[int, tuple[object, Source]] = {}  # id(value from outside) -> (value, first source)
         self._last_placeholder: torch.fx.Node | None = None
         self.on_guard = None  # debugger callbacks, set by the translator when one is attached
         self.on_node = None
@@ -66,6 +67,31 @@ class OutputGraph:
         if self.on_guard is not None:
             self.on_guard(guard)
 
+    def note_source(self, value, source: Source) -> Source | None:
+        """A value whose identity the trace relies on (a tensor, a list, an object), reached under
+        `source`: the first source it was reached under if that is another one, and then the guard that
+        both still name one object (Dynamo's DUPLICATE_INPUT), else None."""
+        known = self.first_sources.get(id(value))
+        if known is None or known[0] is not value:
+            self.first_sources[id(value)] = (value, source)
+            return None
+        first = known[1]
+        if first == source:
+            return None
+        self.install_guard(SourceGroup((first, source)), "DUPLICATE_INPUT", (first.name(), source.name()))
+        return first
+
+    def finish_guards(self) -> list[Guard]:
+        """The entry's guards: those installed, and that the tensors the graph took as distinct are
+        still distinct objects (as Dynamo; parameters and arrays' tensors excepted)."""
+        tensors = [guard.source for guard in self.guards.values() if guard.kind == "TENSOR_MATCH"
+                   and guard.expected.type is not torch.nn.Parameter
+                   and not isinstance(guard.source, NumpyTensorSource)]
+        if len(tensors) > 1:
+            self.install_guard(SourceGroup(tuple(tensors)), "NO_TENSOR_ALIASING",
+                               tuple(source.name() for source in tensors), at=None)
+        return list(self.guards.values())
+
     def stamp_guards(self, start: int, tracker_kind: str) -> None:
         """Record which kind of tracker the guards installed since `start` were built for."""
         keys = list(self.guards)[start:]
@@ -79,6 +105,9 @@ class OutputGraph:
         name = source.name()
         if name in self.input_trackers:
             return self.input_trackers[name]
+        first = self.note_source(value, source)
+        if first is not None:  # one tensor under two names: one placeholder
+            return self.input_trackers[first.name()]
         self.install_guard(source, "TENSOR_MATCH", TensorMeta.of(value))
         if self._last_placeholder is None:
             first = next(iter(self.graph.nodes), None)

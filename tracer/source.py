@@ -250,6 +250,20 @@ class NumpyTensorSource(ChainedSource):
         codegen.call(torch.as_tensor, lambda: self.base.reconstruct(codegen), 1)
 
 
+@dataclass(frozen=True)
+class SourceGroup(Source):
+    """Several sources read together: the root of a guard on how their values relate (two names for
+    one object, tensors that must stay distinct).  Its value is the tuple of theirs."""
+
+    members: tuple[Source, ...]
+
+    def name(self) -> str:
+        return f"({', '.join(member.name() for member in self.members)})"
+
+    def expression(self) -> str:
+        return f"({', '.join(member.expression() for member in self.members)},)"
+
+
 def iterator_remaining(iterator) -> tuple:
     """What a tuple/list iterator will still yield, without advancing it."""
     _, (sequence,), position = iterator.__reduce__()

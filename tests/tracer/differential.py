@@ -238,24 +238,34 @@ def _short(v: Any) -> str:
     return r if len(r) < 40 else r[:37] + "..."
 
 
-def _copy_arg(v: Any) -> Any:
+def _copy_arg(v: Any, memo: dict | None = None) -> Any:
     """A fresh copy of a call's argument (the three runs must not share what a
     call mutates): tensors cloned, containers and plain objects copied deeply;
-    modules, functions and other objects are passed as they are."""
+    modules, functions and other objects are passed as they are.  One object
+    reached twice (the same tensor as two arguments) is one copy (`memo`)."""
+    memo = {} if memo is None else memo
+    if id(v) in memo:
+        return memo[id(v)][1]
+    new = _copy_new(v, memo)
+    memo[id(v)] = (v, new)  # the original is kept alive: its id stays its own
+    return new
+
+
+def _copy_new(v: Any, memo: dict) -> Any:
     if isinstance(v, torch.Tensor):
         return v.clone()
     if _is_plain_object(v) and not isinstance(v, (Case, Call)):
         new = copy.copy(v)
         d = vars(new)
         for k, x in vars(v).items():
-            d[k] = _copy_arg(x)
+            d[k] = _copy_arg(x, memo)
         return new
     if isinstance(v, list):
-        return [_copy_arg(x) for x in v]
+        return [_copy_arg(x, memo) for x in v]
     if isinstance(v, tuple) and type(v) is tuple:
-        return tuple(_copy_arg(x) for x in v)
+        return tuple(_copy_arg(x, memo) for x in v)
     if isinstance(v, dict):
-        return {k: _copy_arg(x) for k, x in v.items()}
+        return {k: _copy_arg(x, memo) for k, x in v.items()}
     return v
 
 
@@ -529,7 +539,8 @@ def _run_sequence(c: Case, invoke: Callable, before=None, after=None,
             cr = CallRecord()
             if before:
                 before(cr)
-            args, kwargs = _copy_arg(cl.args), _copy_arg(cl.kwargs)
+            memo: dict = {}
+            args, kwargs = _copy_arg(cl.args, memo), _copy_arg(cl.kwargs, memo)
             try:
                 cr.output = _freeze(invoke(*args, **kwargs))
             except Exception as e:  # recorded, reported by the comparison
@@ -720,7 +731,11 @@ _NOT_VARS = {"len", "type", "id", "dict", "__dict__", "getattr", "list", "tuple"
 def reason_names(dynamo_reason: str) -> list[str]:
     """The variable a Dynamo guard-failure text refers to, e.g.
     "G['cfg'].scale == 2" -> ['cfg'];  "tensor 'xs[1]' size mismatch ..." -> ['xs'];
-    "tensor 'G['W']' rank mismatch ..." -> ['W'];  "len(xs) == 2" -> ['xs']."""
+    "tensor 'G['W']' rank mismatch ..." -> ['W'];  "len(xs) == 2" -> ['xs'];
+    'Duplicate tensors found: ["a", "xs[1]"]' -> ['a', 'xs']."""
+    duplicates = re.match(r"Duplicate tensors found: (.*)", dynamo_reason)  # no-aliasing: the names quoted
+    if duplicates:
+        return [re.split(r"[.\[]", name)[0] for name in re.findall(r"\"([^\"]+)\"", duplicates.group(1))]
     m = re.match(r"tensor '(.*)' (?:size|rank|dtype|stride|device|requires_grad|dispatch)",
                  dynamo_reason)
     text = m.group(1) if m else dynamo_reason

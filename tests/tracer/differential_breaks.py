@@ -71,14 +71,16 @@ class BreakCase(Case):
 
 def break_case(registry: list, *calls: Call, compiles: str | None = None, state=None,
                breaks: bool | None = True, name: str | None = None, raises: bool = False,
-               all_frames: bool = False):
+               all_frames: bool = False, same_placeholders: bool = False):
     """Decorator: register ``fn`` (a function or, via ``name=``, anything callable
     whose globals are the test file's) with its calls; returns fn unchanged.
-    ``raises=True``: calls may raise, and must raise in each run what they raise eagerly."""
+    ``raises=True``: calls may raise, and must raise in each run what they raise eagerly.
+    ``same_placeholders=True``: every graph also takes as many inputs as Dynamo's."""
 
     def deco(fn):
         registry.append(BreakCase(fn=fn, calls=list(calls), compiles=compiles, state=state,
-                                  case_name=name, breaks=breaks, raises=raises, all_frames=all_frames))
+                                  case_name=name, breaks=breaks, raises=raises, all_frames=all_frames,
+                                  same_placeholders=same_placeholders))
         return fn
 
     return deco
@@ -365,6 +367,10 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
                 if to != do:
                     problems.append(f"call {i} graph {j}: op list differs\n"
                                     f"      tracer: {to}\n      dynamo: {do}")
+                tp, dp = D._placeholders(tg), D._placeholders(dg)
+                if c.same_placeholders and len(tp) != len(dp):
+                    problems.append(f"call {i} graph {j}: {len(tp)} graph inputs, Dynamo {len(dp)}\n"
+                                    f"      tracer: {tp}\n      dynamo: {dp}")
         if d.reasons and t.compiled:
             names = [n for r in d.reasons for n in D.reason_names(r)]
             text = " ".join(t.reasons)
