@@ -229,6 +229,7 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
         st["events"] = len(opt.compile_events)
         st["graphs"] = len(backend.graphs)
         st["all"] = {id(e) for _, e in all_events()}
+        cr.failing = D.failing_guards(opt, *cr.inputs)
 
     def after(cr):
         evs = list(opt.compile_events)[st["events"]:]
@@ -291,9 +292,7 @@ def _report(c: BreakCase, title: str, problems: list[str], runs: dict[str, RunRe
     return text + extra.getvalue()
 
 
-def check_break_case(c: BreakCase, include_tracer: bool | None = None):
-    if include_tracer is None:
-        include_tracer = D.INCLUDE_TRACER
+def check_break_case(c: BreakCase):
     snap = D.snapshot(c)
     eager = run_eager(c, snap)
     dyn = run_dynamo(c, snap)
@@ -311,8 +310,6 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
             invalid.append(f"Dynamo compile pattern {got!r} != case's compiles={c.compiles!r}")
     if invalid:
         raise AssertionError(_report(c, "INVALID CASE (eager vs Dynamo)", invalid, {"dynamo": dyn}))
-    if not include_tracer:
-        return eager, dyn, None
 
     tr = run_tracer(c, snap)
     problems: list[str] = []
@@ -334,16 +331,9 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
                             f"Dynamo {len(d.graphs)}")
         else:
             for j, (tg, dg) in enumerate(zip(t.graphs, d.graphs)):
-                to, do = D.op_list(tg), D.op_list(dg)
-                if to != do:
-                    problems.append(f"call {i} graph {j}: op list differs\n"
-                                    f"      tracer: {to}\n      dynamo: {do}")
+                problems.extend(D.op_list_problems(f"call {i} graph {j}", tg, dg, c.is_module))
         if d.reasons and t.compiled:
-            names = [n for r in d.reasons for n in D.reason_names(r)]
-            text = " ".join(t.reasons)
-            if names and not any(D._names_in(n, text) for n in names):
-                problems.append(f"call {i}: recompile reason {t.reasons} does not name "
-                                f"{' or '.join(sorted(set(names)))} (Dynamo: {d.reasons})")
+            problems.extend(D.reason_problems(f"call {i}", d.reasons, t.failing, t.reasons, c.is_module))
     if problems:
         raise AssertionError(_report(c, "TRACER DIFFERS FROM DYNAMO", problems,
                                      {"tracer": tr, "dynamo": dyn}))
