@@ -201,6 +201,11 @@ _SCALAR_TYPE = {"Float": torch.float32, "Double": torch.float64, "Half": torch.f
                 "ComplexDouble": torch.complex128}
 
 
+def _name_set(names: str) -> set[str]:
+    """'"a", "xs[1]"' or 'a, xs[1]' -> {'a', 'xs[1]'}."""
+    return {name.strip().strip('"') for name in names.split(",")}
+
+
 def _our_keys(ours: str, source: str) -> list | None:
     """The keys our DICT_KEYS_MATCH on `source` expected, if `ours` is that guard failing."""
     m = re.match(rf"list\({re.escape(source)}\.keys\(\)\) == (\[.*?\]), got keys", ours)
@@ -235,6 +240,9 @@ def states(dynamo: str, ours: str) -> bool:
         switches = [s for s in dynamo.split(":", 1)[1].split() if s in covered]
         return ours.startswith("___check_global_state()") and all(re.search(rf"\b{s}=", ours) for s in switches)
     claim = dynamo.split("  #")[0].strip()
+    if m := re.fullmatch(r"Duplicate tensors found: \[(?P<names>.*)\]", claim):  # NO_TENSOR_ALIASING
+        o = re.search(r"Duplicate tensors found: \[(?P<names>.*)\]$", ours)
+        return bool(o) and _name_set(o["names"]) == _name_set(m["names"])
     if m := re.fullmatch(r"not (?P<s>.+)", claim):  # an empty list or dict
         if ours.startswith(f"len({m['s']}) == 0,") or _our_keys(ours, m["s"]) == []:
             return True
