@@ -14,12 +14,12 @@ import types
 import warnings
 from dataclasses import dataclass, field
 
-import bytecode as bc
 import torch
 import torch.fx
 
 from . import resume as resume_mod
-from .bytecode import JUMP_IF_OR_POP, POP_JUMPS, has_kwargs_mapping, stack_effect
+from . import trace_rules
+from .break_code import BreakCode, break_site, emit_break
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
 from .exc import InternalTracerWarning, Unsupported, UserError, UserLocation
@@ -29,7 +29,6 @@ from .shapes.env import tracking_for
 from .source import Source
 from .symbolic_convert import InstructionTranslator
 from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
-from .variables.misc import NullVariable
 
 
 @dataclass
@@ -93,6 +92,11 @@ def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closu
 
 def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -> CacheEntry:
     code = owner.code
+    skip = trace_rules.frame_skip_reason(code, f_locals)  # an RNN's forward: it runs as it is, as in Dynamo
+    if skip is not None:
+        if owner.fullgraph:
+            raise Unsupported(skip)
+        return eager_entry(owner, compile_id, skip)
     break_at, first_error = None, None
     grad_mode = torch.is_grad_enabled()
     hook = owner.hook
@@ -199,6 +203,7 @@ def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheE
 # ---- a frame that stopped before an unsupported instruction -------------------------------------------
 
 def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGraph, error) -> CacheEntry:
+    """The graph so far, and code that runs the unsupported instruction and resumes after it."""
     decoded, inst = tx.decoded, tx.current
     where = error.location or tx.location()
     record = GraphBreak(error.reason, where, list(error.user_stack or [where]))
@@ -206,122 +211,19 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
     stack = list(tx.stack)
     contexts, modes = _reentered_contexts(decoded, inst.index, stack, error)
-    entered = {slot for slot, _ in contexts}
     if modes and torch.is_grad_enabled() != modes[0].initial:  # as Dynamo: the graph leaves the mode it found
         modes[0].set_mode(tx, modes[0].initial)
+    site = break_site(inst, stack, error.reason)
     locals_ = dict(tx.symbolic_locals)
-    _, instrs = resume_mod.library_instructions(owner.code)
-    original_instr = instrs[resume_mod.decoded_index_to_library(decoded)[inst.index]]
-
-    # The instruction runs on the top `consumed` slots; the slots below stay as they are and go
-    # straight to the resume function (a NULL there is pushed by the resume function itself:
-    # CPython cannot store or pop a NULL).  Each continuation: (target, stack depth after).
-    if inst.opname in POP_JUMPS:
-        consumed = 1
-        continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack) - 1)]
-    elif inst.opname in JUMP_IF_OR_POP:
-        consumed = 1
-        continuations = [(inst.index + 1, len(stack) - 1), (inst.target, len(stack))]
-    elif inst.opname in resume_mod.JUMP_OPNAMES or inst.opname in ("RETURN_VALUE", "FOR_ITER"):
-        raise Unsupported(f"graph break at {inst.opname} ({error.reason}): the frame runs eagerly")
-    elif inst.opname == "CALL":  # with its PRECALL, which the trace already passed
-        consumed = inst.arg + 2
-        continuations = [(inst.index + 1, len(stack) - inst.arg - 1)]
-    elif inst.opname == "CALL_FUNCTION_EX":  # f(*args, **kwargs): the callable, its NULL, args (and kwargs)
-        callable_at = len(stack) - 2 - has_kwargs_mapping(inst)
-        below = callable_at - 1 if callable_at > 0 and isinstance(stack[callable_at - 1], NullVariable) \
-            else callable_at
-        consumed = len(stack) - below
-        continuations = [(inst.index + 1, below + 1)]
-    elif inst.opname == "RAISE_VARARGS":
-        consumed, continuations = inst.arg, []  # it raises: nothing to resume
-    else:
-        pushes = resume_mod.results_of(inst)
-        if pushes is None:
-            raise Unsupported(f"graph break at {inst.opname} ({error.reason}): Standin cannot resume "
-                              "after this instruction yet, so the frame runs eagerly")
-        consumed = pushes - stack_effect(inst)
-        continuations = [(inst.index + 1, len(stack) - consumed + pushes)]
-        if consumed > len(stack) or any(isinstance(v, NullVariable) for v in stack[len(stack) - consumed:]):
-            raise Unsupported(f"graph break at {inst.opname} next to a pending call ({error.reason}): "
-                              "the frame runs eagerly")
-    untouched = len(stack) - consumed
-    nulls = frozenset(i for i in range(untouched) if isinstance(stack[i], NullVariable))
     resumes = []
-    for target, depth in continuations:
+    for target, depth in site.continuations:
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
-        resumes.append((owner.resume_function(decoded, target, depth, live, nulls, contexts), depth, live))
+        resumes.append((owner.resume_function(decoded, target, depth, live, site.nulls, contexts), depth, live))
+    code = BreakCode(site, resume_mod.library_instruction(owner.code, decoded, inst.index), stack, locals_,
+                     resumes, frozenset(slot for slot, _ in contexts), modes, tuple(tx.kw_names))
 
-    # the callable called for real there is the callable itself: under the frame hook its frame compiles
     def emit(cg: PyCodegen):
-        for i, value in enumerate(stack):
-            if not isinstance(value, NullVariable) and i not in entered:
-                cg.reconstruct(value)
-                cg.store(f"___slot{i}")
-        live_names = sorted({name for _, _, live in resumes for name in live})
-        for name in live_names:
-            cg.reconstruct(locals_[name])
-            cg.store(f"___live_{name}")
-        staged = cg.stage_side_effects()
-        cells = cg.stage_cells(frame_cellvars=True)  # the resume function reads the frame's cells
-        cg.apply_side_effects(staged)
-        cg.apply_cells(cells)
-        if modes:  # the instruction runs in the innermost with-block's grad mode
-            _set_grad_mode(cg, modes[-1].target)
-        for i in range(untouched, len(stack)):
-            if isinstance(stack[i], NullVariable):
-                cg.emit("PUSH_NULL")
-            else:
-                cg.load(f"___slot{i}")
-        if inst.opname == "CALL" and tx.kw_names:
-            cg.emit("KW_NAMES", tuple(tx.kw_names))
-        if inst.opname == "CALL":
-            cg.emit("PRECALL", inst.arg)
-        jump_label, restore_label = bc.Label(), bc.Label()
-        if modes:  # if it raises, leave the with-blocks' grad mode as their __exit__ would
-            protected = bc.TryBegin(restore_label, push_lasti=False, stack_depth=bc.UNSET)
-            cg.instructions.append(protected)
-        if len(continuations) == 2:  # the jump now goes forward, to the second resume call
-            cg.instructions.append(bc.Instr(original_instr.name.replace("BACKWARD", "FORWARD"), jump_label))
-        else:
-            cg.instructions.append(original_instr.copy())
-        if modes:
-            cg.instructions.append(bc.TryEnd(protected))
-        if not continuations:
-            cg.load_const(None)
-            cg.emit("RETURN_VALUE")  # unreachable: the instruction raised
-        for n, (fn, depth, live) in enumerate(resumes):
-            if n == 1:
-                cg.instructions.append(jump_label)
-            if modes:  # the resume function re-enters the with-blocks from the mode before them
-                _set_grad_mode(cg, modes[0].initial)
-            for i in reversed(range(untouched, depth)):
-                cg.store(f"___after{i}")
-
-            def args(depth=depth, live=live):
-                for i in range(depth):
-                    if i >= untouched:
-                        cg.load(f"___after{i}")
-                    elif i not in nulls and i not in entered:
-                        cg.load(f"___slot{i}")
-                for name in live:
-                    cg.load(f"___live_{name}")
-
-            nargs = depth - len(nulls) - len(entered) + len(live)
-            if fn.cell_names:  # it continues over this frame's own cells
-                def args_after_cells(args=args, fn=fn):
-                    for name in fn.cell_names:
-                        cg.load_closure(name)
-                    cg.emit("BUILD_TUPLE", len(fn.cell_names))
-                    args()
-                cg.call(fn.call_with_cells, args_after_cells, nargs + 1)
-            else:
-                cg.call(fn.fn, args, nargs)  # under the frame hook, its frame is compiled
-            cg.emit("RETURN_VALUE")
-        if modes:
-            cg.instructions.append(restore_label)
-            _set_grad_mode(cg, modes[0].initial)
-            cg.emit("RERAISE", 0)
+        emit_break(cg, code)
 
     output_nodes = _collect(owner, output, emit)
     output.graph.output(tuple(output_nodes))
@@ -348,11 +250,6 @@ def _reentered_contexts(decoded, index: int, stack: list, error) -> tuple[tuple,
     contexts = tuple((slot, ResumedGradMode(mode.initial, mode.target, apply=slot == slots[-1]))
                      for slot, mode in zip(slots, modes))
     return contexts, modes
-
-
-def _set_grad_mode(cg: PyCodegen, mode: bool) -> None:
-    cg.call(torch._C._set_grad_enabled, lambda: cg.load_const(mode), 1)
-    cg.emit("POP_TOP")
 
 
 # ---- shared finishing ------------------------------------------------------------------------------------
@@ -385,7 +282,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     function.__kwdefaults__ = owner.fn.__kwdefaults__
     return CacheEntry(
         compile_id=compile_id,
-        guards=GuardSet(list(output.guards.values())),
+        guards=GuardSet(output.finish_guards()),
         graphs=graphs,
         input_sources=[graph_input.source for graph_input in output.inputs.values()] if compiled else [],
         compiled=compiled,

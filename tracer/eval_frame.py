@@ -31,10 +31,8 @@ from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
 from .bytecode import decode, has_var_parameters
 from .stack_room import enter_compiled_call, leave_compiled_call
-from .resume import decoded_index_to_library, make_resume_code, resume_prologue_length, setup_instructions
+from .resume import make_resume_code, origin_index, resume_prologue_length
 from .shapes import AutomaticDynamic, check_dynamic
-
-_setup_instructions = setup_instructions  # noqa: E305
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -360,10 +358,8 @@ class CompiledFunction:
         """
         if self.resume_origin is not None:
             origin, prologue = self.resume_origin
-            origin_decoded = decode(origin.code)
-            position = decoded_index_to_library(decoded)[target] - prologue + _setup_instructions(origin.code)
-            origin_index = decoded_index_to_library(origin_decoded).index(position)
-            return origin.resume_function(origin_decoded, origin_index, depth, live, nulls, contexts)
+            index = origin_index(decoded, target, origin.code, prologue)
+            return origin.resume_function(decode(origin.code), index, depth, live, nulls, contexts)
         key = (target, depth, tuple(live), nulls, contexts)
         if key not in self._resumes:
             line = decoded.instructions[target].line

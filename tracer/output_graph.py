@@ -22,7 +22,7 @@ from .exc import Unsupported
 from .guards import Guard, ShapeCheck, TensorMeta, global_state
 from .shapes import graph as shape_graph
 from .side_effects import SideEffects
-from .source import Source, TensorPropertySource
+from .source import NumpyTensorSource, Source, SourceGroup, TensorPropertySource
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
@@ -51,6 +51,7 @@ class OutputGraph:
         self.inputs: dict[str, GraphInput] = {}  # by source name, in placeholder order
         self.input_trackers: dict[str, TensorVariable] = {}
         self.guards: dict[tuple, Guard] = {}
+        self.first_sources: dict[int, tuple[object, Source]] = {}  # id(value from outside) -> (value, first source)
         self._last_placeholder: torch.fx.Node | None = None
         self.on_guard = None  # debugger callbacks, set by the translator when one is attached
         self.on_node = None
@@ -74,6 +75,31 @@ class OutputGraph:
         if self.on_guard is not None:
             self.on_guard(guard)
 
+    def note_source(self, value, source: Source) -> Source | None:
+        """A value whose identity the trace relies on (a tensor, a list, an object), reached under
+        `source`: the first source it was reached under if that is another one, and then the guard that
+        both still name one object (Dynamo's DUPLICATE_INPUT), else None."""
+        known = self.first_sources.get(id(value))
+        if known is None or known[0] is not value:
+            self.first_sources[id(value)] = (value, source)
+            return None
+        first = known[1]
+        if first == source:
+            return None
+        self.install_guard(SourceGroup((first, source)), "DUPLICATE_INPUT", (first.name(), source.name()))
+        return first
+
+    def finish_guards(self) -> list[Guard]:
+        """The entry's guards: those installed, and that the tensors the graph took as distinct are
+        still distinct objects (as Dynamo; parameters and arrays' tensors excepted)."""
+        tensors = [guard.source for guard in self.guards.values() if guard.kind == "TENSOR_MATCH"
+                   and guard.expected.type is not torch.nn.Parameter
+                   and not isinstance(guard.source, NumpyTensorSource)]
+        if len(tensors) > 1:
+            self.install_guard(SourceGroup(tuple(tensors)), "NO_TENSOR_ALIASING",
+                               tuple(source.name() for source in tensors), at=None)
+        return list(self.guards.values())
+
     def stamp_guards(self, start: int, tracker_kind: str) -> None:
         """Record which kind of tracker the guards installed since `start` were built for."""
         keys = list(self.guards)[start:]
@@ -87,6 +113,9 @@ class OutputGraph:
         name = source.name()
         if name in self.input_trackers:
             return self.input_trackers[name]
+        first = self.note_source(value, source)
+        if first is not None:  # one tensor under two names: one placeholder
+            return self.input_trackers[first.name()]
         if self.shapes is not None:
             fake = self.shapes.fake_tensor(tx, source, value, self.static_reason(source, value))
         else:
@@ -192,9 +221,12 @@ class OutputGraph:
         if type(example) is tuple and any(isinstance(e, SYM_TYPES) for e in example) and \
                 all(isinstance(e, (int, *SYM_TYPES)) for e in example):  # x.stride() with a symbolic stride
             return TupleVariable(tuple(self._size_item(node, i, item) for i, item in enumerate(example)))
-        if isinstance(example, (tuple, list)) and all(isinstance(e, torch.Tensor) for e in example):
+        if isinstance(example, (tuple, list)) and all(isinstance(e, torch.Tensor) or e is None for e in example):
             items = []
             for i, item in enumerate(example):
+                if item is None:  # multi_head_attention_forward's weights when need_weights=False
+                    items.append(ConstantVariable(None))
+                    continue
                 getitem = self.graph.create_node("call_function", operator.getitem, (node, i), {})
                 getitem.meta["example_value"] = item
                 items.append(TensorVariable(node=getitem, example=item))

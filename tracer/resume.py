@@ -12,7 +12,7 @@ import types
 
 import bytecode as bc
 
-from .bytecode import (DecodedCode, JUMP_OPNAMES, ends_block, handler_at, plain_function_flags, pushes_null,
+from .bytecode import (DecodedCode, JUMP_OPNAMES, decode, ends_block, handler_at, plain_function_flags, pushes_null,
                        unpack_ex_counts)
 from .code_check import check_code
 
@@ -101,6 +101,19 @@ def library_instructions(code: types.CodeType) -> tuple[bc.Bytecode, list[bc.Ins
     return program, instrs
 
 
+def library_instruction(code: types.CodeType, decoded: DecodedCode, index: int) -> bc.Instr:
+    """The bytecode package's Instr for decoded instruction `index` of `code`."""
+    _, instrs = library_instructions(code)
+    return instrs[decoded_index_to_library(decoded)[index]]
+
+
+def origin_index(decoded: DecodedCode, target: int, origin_code: types.CodeType, prologue: int) -> int:
+    """The instruction of the original code that instruction `target` of a resume function (`decoded`,
+    with `prologue` instructions of its own before the copy) copies."""
+    position = decoded_index_to_library(decoded)[target] - prologue + setup_instructions(origin_code)
+    return decoded_index_to_library(decode(origin_code)).index(position)
+
+
 def decoded_index_to_library(decoded: DecodedCode) -> list[int]:
     """For each decoded instruction, its position among the library's Instrs (EXTENDED_ARG folds away)."""
     mapping, position = [], 0
@@ -168,7 +181,10 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     resumed.argnames = stack_names + list(live)
     resumed.argcount = len(resumed.argnames)
     resumed.flags = plain_function_flags(program.flags)
-    return check_code(resumed.to_code())
+    # The rows keep the original's depths: at the entry point the stack is laid out as the original's
+    # is there, and the bytecode package would measure a region restarted mid-expression from the
+    # values pending on the stack, not from the block's own depth.
+    return check_code(resumed.to_code(compute_exception_stack_depths=False))
 
 
 def setup_instructions(code: types.CodeType) -> int:

@@ -82,4 +82,30 @@ def raise_after_break_with_values_on_the_stack(x, n):
     return y[0]
 
 
+# The resume point sits mid-expression, with values of the pending call on the stack above the
+# blocks' __exit__: the try regions restarted there keep the blocks' own depth (the bytecode
+# package gave them the depth at the resume point, and the checker refused the code).
+
+def _plus_one(a):
+    return a + 1
+
+
+@break_case(CASES, call(T(2), torch.tensor(3.0)), call(T(2), torch.tensor(4.0)), state=grad_mode)
+def break_in_a_conditional_argument_inside_nested_blocks(x, t):
+    with torch.set_grad_enabled(False):
+        with torch.enable_grad():
+            x = x * 2
+            y = _plus_one(int(t) if t.sum() > 0 else 0)
+    return x + y
+
+
+@break_case(CASES, call(T(2), torch.tensor(3.0)), state=grad_mode)
+def break_in_an_argument_inside_three_blocks(x, t):
+    with torch.set_grad_enabled(True):
+        with torch.no_grad():
+            with torch.set_grad_enabled(True):
+                y = _plus_one(int(t))
+    return x * y
+
+
 test_with_block_raises = parametrize_breaks(CASES)

@@ -54,24 +54,10 @@ class GuardSet:
     def first_failure(self, f_locals: dict, f_globals: dict) -> str | None:
         """Text of the first guard that fails, with the actual value; None if all pass."""
         for guard in self.guards:
-            if kind_of(guard).reads_frame:
-                failure = shape_failure(guard, f_locals, f_globals)
-                if failure is not None:
-                    return failure
-                continue
-            try:
-                value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
-            except Exception as error:  # the path itself is gone: that is the failure
-                return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
-            try:
-                ok = check_one(guard, value)
-            except Exception:
-                ok = False
-            if not ok:
+            failure = failure_text(guard, f_locals, f_globals)
+            if failure is not None:
                 where = f"  # {guard.installed_at}" if guard.installed_at else ""
-                if guard.kind == "TENSOR_MATCH" and isinstance(value, torch.Tensor):
-                    return f"{tensor_mismatch(guard.source_name, guard.expected, value)}{where}"  # Dynamo's words
-                return f"{guard.expr}, {actual_text(guard, value)}{where}"
+                return f"{failure}{where}"
         native = self.native
         parts = native.failing_parts(f_locals) if native is not None and f_globals is native.f_globals else []
         if parts:
@@ -80,8 +66,28 @@ class GuardSet:
         return None
 
 
+def failure_text(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
+    """Why `guard` fails for this frame, with the value now (a tensor's in Dynamo's words:
+    `tensor 'x' size mismatch at index 0. expected 3, actual 2`), or None if it holds."""
+    if kind_of(guard).reads_frame:
+        return shape_failure(guard, f_locals, f_globals)
+    try:
+        value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
+    except Exception as error:  # the path itself is gone: that is the failure
+        return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
+    try:
+        ok = check_one(guard, value)
+    except Exception:
+        ok = False
+    if ok:
+        return None
+    if guard.kind == "TENSOR_MATCH" and isinstance(value, torch.Tensor):
+        return tensor_mismatch(guard.source_name, guard.expected, value)
+    return f"{guard.expr}, {actual_text(guard, value)}"
+
+
 def shape_failure(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
-    """`2 <= L['x'].size()[0] <= 4, got L['x'].size()[0] = 6  # f.py:3 in f: ...`, or None if it holds."""
+    """`2 <= L['x'].size()[0] <= 4, got L['x'].size()[0] = 6`, or None if it holds."""
     check = guard.expected
     try:
         if check.holds(f_locals, f_globals):
@@ -94,8 +100,7 @@ def shape_failure(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
             values.append(f"{term} = {_fetch(term, f_locals, f_globals)}")
         except Exception:
             values.append(f"{term} cannot be read")
-    where = f"  # {guard.installed_at}" if guard.installed_at else ""
-    return f"{check.text}, got {', '.join(values) or 'False'}{where}"
+    return f"{check.text}, got {', '.join(values) or 'False'}"
 
 
 def _fetch(expression: str, f_locals: dict, f_globals: dict):

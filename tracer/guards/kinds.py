@@ -18,7 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
-from torch._C._dynamo.guards import GlobalStateGuard
+from torch._C._dynamo.guards import (
+    GlobalStateGuard,
+    install_no_tensor_aliasing_guard,
+    install_object_aliasing_guard,
+)
 
 from ..source import Source
 
@@ -188,6 +192,8 @@ class GuardKind:
                                   native tree runs `test` as a lambda guard)
     reads_source                  False for a kind over process state (no Source)
     reads_frame                   True for a kind whose test reads L and G (several sources)
+    relational                    the guard reads a SourceGroup (expected: its members' names): `test`
+                                  and `actual` get the tuple of their values, `native` their managers
     """
 
     name: str
@@ -198,6 +204,7 @@ class GuardKind:
     native: Callable | None = None
     reads_source: bool = True
     reads_frame: bool = False  # its test reads the frame's L and G itself (SHAPE_ENV): checked after the tree
+    relational: bool = False
 
 
 def _tensor_expr(name, m) -> str:
@@ -308,6 +315,24 @@ def _length_native(manager, e, verbose, example) -> None:
         raise TypeError("no native length check for this type")
 
 
+def _same_object_native(managers, e, verbose, example) -> None:
+    first, second = managers
+    install_object_aliasing_guard(first, second, verbose, None)
+
+
+def _no_aliasing_native(managers, e, verbose, example) -> None:
+    install_no_tensor_aliasing_guard(list(managers), list(e), verbose, None)
+
+
+def _duplicates_actual(names, values) -> str:
+    """Which names hold one tensor now, as Dynamo says it ("Duplicate tensors found")."""
+    by_id: dict[int, list[str]] = {}
+    for name, value in zip(names, values):
+        by_id.setdefault(id(value), []).append(name)
+    return "Duplicate tensors found: " + ", ".join(f"[{', '.join(group)}]" for group in by_id.values()
+                                                   if len(group) > 1)
+
+
 def _qualname(e):
     return getattr(e, "__qualname__", None) or repr(e)[:200]
 
@@ -338,6 +363,11 @@ KINDS: dict[str, GuardKind] = {kind.name: kind for kind in (
               lambda e, value: f"got keys {list(value.keys())!r}"),
     GuardKind("DICT_CONTAINS", lambda n, e: f"{'' if e[1] else 'not '}___dict_contains({e[0]!r}, {n})",
               lambda e, v, const: f"({const(e[0])} in {v}) is {e[1]}", native=_dict_contains_native),
+    GuardKind("DUPLICATE_INPUT", lambda n, e: " is ".join(e), lambda e, v, const: f"{v}[0] is {v}[1]",
+              lambda e, value: "they are different objects now", native=_same_object_native, relational=True),
+    GuardKind("NO_TENSOR_ALIASING", lambda n, e: f"check_no_aliasing({', '.join(e)})",
+              lambda e, v, const: f"len(set(map(id, {v}))) == {len(e)}", _duplicates_actual,
+              native=_no_aliasing_native, relational=True),
     GuardKind("GLOBAL_STATE", lambda n, e: f"___check_global_state() against {dict(e)}", _global_state_test,
               _global_state_actual, lambda e: {k: str(v) for k, v in e}, _global_state_native, reads_source=False),
     # the ShapeEnv's guards over symbolic sizes and ints: Python over L and G (shapes/env.py)
@@ -374,7 +404,8 @@ def leaf_function(guard: Guard) -> Callable[[Any], bool]:
 
     from ..source import SOURCE_NAMESPACE
     test = leaf_test(guard, "value", const)
-    namespace = {"__builtins__": {"type": type, "len": len, "tuple": tuple, "bool": bool}, **SOURCE_NAMESPACE, **consts}
+    namespace = {"__builtins__": {"type": type, "len": len, "tuple": tuple, "bool": bool, "set": set, "map": map,
+                                 "id": id}, **SOURCE_NAMESPACE, **consts}
     return eval(compile(f"lambda value: bool({test})", "<guard>", "eval"), namespace)
 
 

@@ -19,7 +19,7 @@ from torch._C._dynamo.eval_frame import code_framelocals_names
 from torch._C._dynamo.guards import RootGuardManager
 
 from ..source import (SOURCE_NAMESPACE, AttrSource, GetItemSource, GlobalSource, LocalSource, ModuleSource,
-                      TypeSource)
+                      SourceGroup, TypeSource)
 from .compiled import build_tree
 from .kinds import kind_of, leaf_function
 
@@ -45,7 +45,7 @@ class NativeGuards:
         for guard in state:
             self._leaf(self.root, guard, None)
         for node in roots.values():
-            self._node(node, None, f_locals, f_globals)
+            self._node(node, None, None, f_locals, f_globals)
         for guard in frame_guards:
             self._frame_leaf(guard)
         self.probing = False  # a check asked from Python (what-if, a failure's reason), not a lookup
@@ -68,21 +68,24 @@ class NativeGuards:
         return [] if info.result else list(info.verbose_code_parts)
 
     # ---- accessors ----------------------------------------------------------------------
-    def _node(self, node, base, f_locals, f_globals) -> None:
+    def _node(self, node, base, base_value, f_locals, f_globals) -> None:
+        if isinstance(node.source, SourceGroup):
+            self._relational(node, f_locals, f_globals)
+            return
         try:
             value = node.source.get_value(f_locals, f_globals)
         except Exception:  # the value is gone already: the Python test fails as it would
             value = None
-        manager = self._accessor(node.source, base, value)
+        manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
             self._python_subtree(node, base)
             return
         for guard in node.guards:
             self._leaf(manager, guard, value)
         for child in node.children.values():
-            self._node(child, manager, f_locals, f_globals)
+            self._node(child, manager, value, f_locals, f_globals)
 
-    def _accessor(self, source, base, value):
+    def _accessor(self, source, base, base_value, value):
         name, kind = source.name(), self._kind
         if isinstance(source, LocalSource) and source.local_name in self._locals:
             key = (source.local_name, self._locals[source.local_name])
@@ -99,12 +102,38 @@ class NativeGuards:
             return None
         if type(source) is AttrSource:
             return base.getattr_manager(source.member, name, value, kind)
-        if type(source) is GetItemSource:
+        if type(source) is GetItemSource:  # a dict's item read straight from the dict (a module's
+            if type(base_value) is dict:    # _parameters, _modules); anything else through __getitem__
+                return base.dict_getitem_manager(source.index, name, value, kind)
             return base.getitem_manager(source.index, name, value, kind)
         if type(source) is TypeSource:
             return base.type_manager(name, value, kind)
         reach = _python_accessor(source)
         return base.lambda_manager(reach, name, value, kind)
+
+    def _manager_of(self, source, f_locals, f_globals):
+        """The manager of `source` (torch hands back the one it made already), None if one link has none."""
+        manager = value = None
+        for link in source.chain():
+            base_value = value
+            try:
+                value = link.get_value(f_locals, f_globals)
+            except Exception:
+                value = None
+            manager = self._accessor(link, manager, base_value, value)
+            if manager is None:
+                return None
+        return manager
+
+    def _relational(self, node, f_locals, f_globals) -> None:
+        """Guards between sources (a SourceGroup): torch's relational guards over the members' managers."""
+        managers = [self._manager_of(member, f_locals, f_globals) for member in node.source.members]
+        for guard in node.guards:
+            kind = kind_of(guard)
+            if kind.native is None or None in managers:
+                self.root.add_lambda_guard(_python_leaf_of(guard, f_globals), [guard.expr], None)
+            else:
+                kind.native(managers, guard.expected, [guard.expr], None)
 
     def _python_subtree(self, node, base) -> None:
         """A Source without a base manager (an unknown root): its guards as one lambda guard."""
@@ -156,6 +185,15 @@ def _python_leaf(guard, reads_source: bool):
             return check(value if reads_source else None)
         except Exception:
             return False
+    return test
+
+
+def _python_leaf_of(guard, f_globals):
+    """guard's Python test as a lambda guard over the frame's locals (it fetches its own source)."""
+    check = leaf_function(guard)
+
+    def test(f_locals) -> bool:
+        return _python_check([(guard.source, check)], f_locals, f_globals)
     return test
 
 

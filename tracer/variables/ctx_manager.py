@@ -63,7 +63,9 @@ class GradModeVariable(VariableTracker):
     @staticmethod
     def create(tx, target: bool, *, apply_now: bool = False) -> "GradModeVariable":
         var = GradModeVariable(target=target, initial=torch.is_grad_enabled())
-        if apply_now:  # torch.set_grad_enabled(b) acts at once, and can also be a `with`
+        # torch.set_grad_enabled(b) acts at once, and can also be a `with`; as Dynamo, no node when the
+        # mode already is b
+        if apply_now and torch.is_grad_enabled() != target:
             var.set_mode(tx, target)
         return var
 
