@@ -22,7 +22,7 @@ from .exc import Unsupported
 from .guards import Guard, ShapeCheck, TensorMeta, global_state
 from .shapes import graph as shape_graph
 from .side_effects import SideEffects
-from .source import NumpyTensorSource, Source, SourceGroup, TensorPropertySource
+from .source import FloatTensorSource, NumpyTensorSource, Source, SourceGroup, TensorPropertySource
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
@@ -144,6 +144,26 @@ class OutputGraph:
         self.input_trackers[name] = tracker
         return tracker
 
+    def add_symfloat_input(self, tx, source: Source, value: float) -> SymNodeVariable:
+        """A float argument made symbolic: as Dynamo, a 0-d float64 tensor placeholder read back with item()."""
+        name = source.name()
+        if name in self.input_trackers:
+            return self.input_trackers[name]
+        symfloat = self.shapes.symbolic_float(tx, source, value)
+        self.install_guard(source, "TYPE_MATCH", float)
+        real = torch.tensor(value, dtype=torch.float64)
+        fake = self.fake_mode.from_tensor(real, static_shapes=True)
+        placeholder = self._placeholder(FloatTensorSource(source), source.graph_input_name(), torch.Tensor,
+                                        fake, real)
+        node = self.graph.create_node("call_method", "item", (placeholder,), {})
+        node.meta["example_value"] = symfloat
+        self.bound_symbols[symfloat.node.expr] = node
+        tracker = SymNodeVariable(node=node, value=symfloat, shapes=self.shapes, source=source)
+        self.input_trackers[name] = tracker
+        if self.on_node is not None:
+            self.on_node(node)
+        return tracker
+
     def _placeholder(self, source: Source, node_name: str, type_expr, example, real) -> torch.fx.Node:
         if self._last_placeholder is None:
             first = next(iter(self.graph.nodes), None)
@@ -171,8 +191,8 @@ class OutputGraph:
     def reads_through_module(self, source: Source) -> bool:
         return any(link.name() in self.module_sources for link in source.chain()[:-1])
 
-    def int_may_be_symbolic(self, source: Source) -> bool:
-        """As Dynamo: an int from the frame's locals (not a global's, not a module's) may become a symbol."""
+    def number_may_be_symbolic(self, source: Source) -> bool:
+        """As Dynamo: an int or float from the frame's locals (not a global's, not a module's) may become a symbol."""
         return self.shapes is not None and not source.is_global() and not self.reads_through_module(source)
 
     # ---- operations -------------------------------------------------------------
@@ -256,6 +276,8 @@ class OutputGraph:
             if not node.users and node.op == "call_function" and node.target is operator.getitem:
                 self.graph.erase_node(node)
             elif not node.users and self.bound_symbols and shape_graph.is_pure_size_node(node):
+                self.graph.erase_node(node)
+            elif not node.users and shape_graph.reads_float_input(node):  # a float only guards read
                 self.graph.erase_node(node)
         self._drop_undone_grad_switches()
         symbol_inputs = []

@@ -1,10 +1,12 @@
 """Differential cases: dynamic shapes, against torch.compile(dynamic=None) (automatic dynamic)
 and dynamic=True -- sizes that change between calls, branches on sizes, sizes used as Python
-ints, int arguments that change, mark_dynamic, a module over a variable sequence length.
+ints, int and float arguments that change, mark_dynamic, a module over a variable sequence length.
 
 Each case compares the graphs of every call (op lists, and which graph inputs are symbols),
 the recompiles and the outputs with Dynamo's on the same run.
 """
+import math
+
 import torch
 from differential import T, call, case, module_case, parametrize
 from differential_breaks import break_case, parametrize_breaks
@@ -102,6 +104,41 @@ def int_argument_in_branch(x, k):
     if k > 2:
         return x + k
     return x - k
+
+
+# ---- a float argument that changes: a 0-d float64 graph input read back with item(), as Dynamo's --------
+FLOATS = (0.5, 0.55, 0.9, 0.8, 0.3)
+
+
+@case(CASES, *[call(T(3), s) for s in FLOATS], compiles="CCC..", dynamic=None, same_placeholders=True)
+def float_argument_changes(x, s):
+    if s > 0.6:
+        return x * s + 1
+    return x * s
+
+
+@case(CASES, *[call(T(3), s) for s in FLOATS], compiles="CCC..", dynamic=None, same_placeholders=True)
+def float_argument_only_in_a_branch(x, s):
+    if s > 0.6:  # the float leaves the graph: only its guards read it
+        return x * 2
+    return x + 1
+
+
+@case(CASES, *[call(T(3), s) for s in FLOATS[:3]], compiles="C..", dynamic=True, same_placeholders=True,
+      name="float_argument_dynamic_true")
+def float_argument_true(x, s):
+    return x * (s * 2 + 1), s * 3, int(s * 10), -s, abs(s)
+
+
+@case(CASES, *[call(T(4), s) for s in FLOATS], compiles="CC...", dynamic=None, same_placeholders=True)
+def float_in_math_and_factories(x, s):
+    y = x * math.sqrt(s) + torch.tensor([s, 2.0])[:1].sum() + torch.full((4,), s)
+    return y.clamp(min=s), x.new_full((2,), s), x * (1 - s) / (s + 1), x[:int(s * 4)]
+
+
+@case(CASES, *[call(T(4), s) for s in FLOATS], compiles="CC...", dynamic=None, same_placeholders=True)
+def float_rounded_and_compared(x, s):
+    return x * round(s, 1), x * max(s, 0.1) + s ** 2, s == 0.55
 
 
 # ---- more constructs over symbolic sizes --------------------------------------------------------------

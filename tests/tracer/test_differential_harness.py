@@ -87,6 +87,9 @@ def test_op_lists_compare_arguments_but_not_node_names():
      "tensor 'x' size mismatch at index 0. expected 3, actual 5", False),  # another actual size
     ("tensor 'x' dtype mismatch. expected Float, actual Double",
      "tensor 'x' dtype mismatch. expected torch.float32, actual torch.float64", True),
+    ("2 <= x.size()[0]", "2 <= L['x'].size()[0], got L['x'].size()[0] = 1", True),  # a shape guard
+    ("2 <= x.size()[0]", "2 <= L['y'].size()[0], got L['y'].size()[0] = 1", False),  # of another tensor
+    ("s <= 0.6", "L['s'] <= 0.6, got L['s'] = 0.9", True),  # of a symbolic float
     ("tensor 'y' dtype mismatch. expected Float, actual Double",
      "tensor 'x' dtype mismatch. expected torch.float32, actual torch.float64", False),  # another tensor
     ("GLOBAL_STATE changed: default_dtype ", "___check_global_state() against {...}, changed default_dtype="

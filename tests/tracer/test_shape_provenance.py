@@ -72,6 +72,25 @@ def test_the_other_side_of_the_branch_is_guarded_by_the_same_jump():
     assert [c.installed_at.line for c in bound.causes] == [line_of(branch, "branch")]
 
 
+def float_branch(x, s):
+    y = x * 2
+    if s > 0.6:  # <branch>
+        return y * s
+    return y
+
+
+def test_a_symbolic_float_names_its_branch_and_the_nan_rule_where_it_entered_the_trace():
+    opt = run(float_branch, [(torch.randn(3), 0.5), (torch.randn(3), 0.55)])
+    entry = opt.cache_entries[1]
+    (bound,) = guard(entry, "L['s'] <= 0.6").causes
+    assert bound.installed_at.line == line_of(float_branch, "branch") and bound.opname.startswith("POP_JUMP")
+    assert bound.tracker == "SymNodeVariable"
+    (nan,) = guard(entry, "not math.isnan(L['s'])").causes
+    assert "not NaN" in nan.why and nan.tracker == "SymNodeVariable"
+    assert nan.installed_at.line == line_of(float_branch, "branch")  # s is first read by the comparison
+    assert entry.shapes.describe()["numbers"] == {"L['s']": "the float L['s'] is symbolic (its value changed)"}
+
+
 def view(x):
     flat = x.reshape(-1)  # <wrap>
     return flat.view(2, -1)  # <view>

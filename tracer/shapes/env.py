@@ -66,7 +66,7 @@ class Symbol:
 
     name: str
     source: str  # "L['x'].size()[0]"
-    value: int  # the size seen when it was made
+    value: int | float  # the size (or the int or float argument) seen when it was made
     range: str  # "[2, int_oo]"
 
 
@@ -79,7 +79,7 @@ class ShapeTracking:
     compile_id: str | None = None
     inputs: list[SymbolicInput] = field(default_factory=list)
     choices: dict[str, list[DimChoice]] = field(default_factory=dict)  # by source name
-    scalars: dict[str, str] = field(default_factory=dict)  # int inputs made symbols: source name -> why
+    scalars: dict[str, str] = field(default_factory=dict)  # int and float inputs made symbols: source name -> why
     current_tx: object = field(default=lambda: None, repr=False)  # the translator on the current instruction
     float_outputs: dict = field(default_factory=dict)  # SymFloat node -> its 0-d tensor graph output
 
@@ -133,7 +133,8 @@ class ShapeTracking:
         self.inputs.append(SymbolicInput(source, torch_source, fake, context))
         return fake
 
-    def int_is_dynamic(self, source: Source, value: int) -> bool:
+    def number_is_dynamic(self, source: Source, value: int | float) -> bool:
+        """Whether an int or float argument becomes a symbol (records the value for automatic dynamic)."""
         return scalar_is_dynamic(self.mode, self.memory, source.name(), value, self.compile_id)
 
     def symbolic_int(self, tx, source: Source, value: int):
@@ -147,6 +148,22 @@ class ShapeTracking:
         self.inputs.append(SymbolicInput(source, torch_source, sym, None))
         return sym
 
+    def symbolic_float(self, tx, source: Source, value: float):
+        """A SymFloat for a float argument whose value changed (or any, with dynamic=True), as Dynamo's
+        unspecialised floats: the graph takes it as a 0-d float64 tensor and reads it back with item()."""
+        from torch.fx.experimental.symbolic_shapes import DimDynamic
+        torch_source = _torch_source_class()(source)
+        why = f"the float {source.name()} is symbolic ({'dynamic=True' if self.mode is True else 'its value changed'})"
+        with self.log.because(tx, why, "SymNodeVariable"):
+            symbol = self.env.create_unspecified_symbol(value, source=torch_source, dynamic_dim=DimDynamic.DYNAMIC)
+            sym = self.env.create_symfloatnode(symbol, hint=value, source=torch_source)
+        self.scalars[source.name()] = why
+        self.log.wrapped_at[source.name()] = ShapeCause(why, tx.installed_at() if tx is not None else None,
+                                                        getattr(getattr(tx, "current", None), "opname", None),
+                                                        "SymNodeVariable")
+        self.inputs.append(SymbolicInput(source, torch_source, sym, None))
+        return sym
+
     # ---- what the app and the reports show -------------------------------------------
     def symbols(self) -> list[Symbol]:
         env = self.env
@@ -156,7 +173,7 @@ class ShapeTracking:
                 continue
             value = env.backed_var_to_val.get(symbol) if hasattr(env, "backed_var_to_val") else None
             vr = env.var_to_range.get(symbol)
-            out.append(Symbol(str(symbol), sources[0].name, int(value) if value is not None else None,
+            out.append(Symbol(str(symbol), sources[0].name, value if value is None else _plain(value),
                               f"[{vr.lower}, {vr.upper}]" if vr is not None else "?"))
         return out
 
@@ -167,7 +184,7 @@ class ShapeTracking:
             "dimensions": {name: [{"dim": dim, "dynamic": choice.dynamic, "why": choice.why}
                                   for dim, choice in enumerate(choices)]
                            for name, choices in self.choices.items()},
-            "ints": dict(self.scalars),
+            "numbers": dict(self.scalars),  # int and float arguments made symbols, and why
         }
 
     # ---- the end of the trace ----------------------------------------------------------
@@ -227,6 +244,11 @@ def tracking_for(mode, memory: AutomaticDynamic | None, compile_id: str | None, 
     if mode is False and not any(isinstance(v, torch.Tensor) and has_markers(v) for v in f_locals.values()):
         return None
     return ShapeTracking(mode, memory, compile_id)
+
+
+def _plain(value):
+    """A sympy number as the Python int or float it stands for."""
+    return int(value) if getattr(value, "is_integer", False) else float(value)
 
 
 def _marked_range(tensor, dim: int):

@@ -84,6 +84,13 @@ def is_pure_size_node(node: torch.fx.Node) -> bool:
                for a in list(node.args) + list(node.kwargs.values()))
 
 
+def reads_float_input(node: torch.fx.Node) -> bool:
+    """The `item()` that reads a symbolic float argument back from its 0-d tensor placeholder."""
+    return node.op == "call_method" and node.target == "item" and len(node.args) == 1 \
+        and isinstance(node.args[0], torch.fx.Node) and node.args[0].op == "placeholder" \
+        and isinstance(node.meta.get("example_value"), torch.SymFloat)
+
+
 _TERM = re.compile(r"(?:[LG]\[[^\]]+\](?:\.\w+|\[[^\]]+\])*?)\.(?:size\(\)\[\d+\]|stride\(\)\[\d+\]|storage_offset\(\))"
                    r"|[LG]\['[^']+'\](?:\[[^\]]+\])*")
 

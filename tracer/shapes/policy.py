@@ -5,10 +5,10 @@ As in Dynamo (torch 2.13):
 * ``dynamic=False``: every size and int is static; a dimension the user marked with
   ``torch._dynamo.mark_dynamic`` is symbolic all the same.
 * ``dynamic=True``: every size of a tensor input is symbolic from the first compile (duck-sized:
-  equal sizes share a symbol), and so is every int argument.
+  equal sizes share a symbol), and so is every int and (finite) float argument.
 * ``dynamic=None``, automatic dynamic: the first compile is static.  Each compile records, per
-  Source, the sizes (and ints) it saw; a dimension whose size differs from an earlier compile's is
-  symbolic from the next compile on, with a symbol of its own.
+  Source, the sizes (and ints, floats) it saw; a dimension whose size differs from an earlier
+  compile's is symbolic from the next compile on, with a symbol of its own; so is a number.
 
 Parameters, and anything read through an ``nn.Module``, stay static; so do ints read from
 globals (Dynamo specialises those too).  ``mark_static`` wins over automatic dynamic,
@@ -124,7 +124,7 @@ class AutomaticDynamic:
                         self._changed(BecameDynamic(name, dim, before, now, compile_id))
         return entry
 
-    def record_scalar(self, name: str, value: int, compile_id=None) -> SeenSizes:
+    def record_scalar(self, name: str, value: int | float, compile_id=None) -> SeenSizes:
         entry = self.seen.setdefault(name, SeenSizes())
         before = entry.scalar
         entry.scalar = _merge(before, value)
@@ -207,8 +207,8 @@ def tensor_dims(mode, memory: AutomaticDynamic | None, name: str, tensor, static
     return choices
 
 
-def scalar_is_dynamic(mode, memory: AutomaticDynamic | None, name: str, value: int, compile_id=None) -> bool:
-    """Whether an int argument becomes a symbol: always with dynamic=True, after a change with None."""
+def scalar_is_dynamic(mode, memory: AutomaticDynamic | None, name: str, value: int | float, compile_id=None) -> bool:
+    """Whether an int or float argument becomes a symbol: always with dynamic=True, after a change with None."""
     if mode is False or memory is None:
         return False
     seen = memory.record_scalar(name, value, compile_id)

@@ -122,7 +122,7 @@ def attribute(env, log: CauseLog, python: list[str], verbose: list[str], symbol_
     produced = []
     for py, text in zip(python, verbose):
         causes = _range_causes(env, log, text, symbol_sources) or _issued_causes(log, py, text, pending) \
-            or _equality_causes(env, log, py, text, symbol_sources)
+            or _equality_causes(env, log, py, text, symbol_sources) or _not_nan_causes(log, py)
         display = text.split("  # ", 1)[0]
         produced.append(ProducedGuard(py, display, tuple(causes or ())))
     return produced
@@ -171,10 +171,19 @@ def _equality_causes(env, log, py, text, symbol_sources):
     return None
 
 
-def _at_wrap(why: str, wrapped: ShapeCause | None) -> ShapeCause:
+def _not_nan_causes(log, py):
+    """`not math.isnan(L['s'])`: a symbolic float is assumed not NaN (a NaN argument is specialised)."""
+    found = re.fullmatch(r"not math\.isnan\((.+)\)", py)
+    if found is None:
+        return None
+    why = f"{found.group(1)} is a symbolic float: it is assumed not NaN (a NaN gets a graph of its own)"
+    return [_at_wrap(why, log.wrapped_at.get(found.group(1)), "SymNodeVariable")]
+
+
+def _at_wrap(why: str, wrapped: ShapeCause | None, tracker: str = "TensorVariable") -> ShapeCause:
     """A cause located where an input entered the trace."""
     return ShapeCause(why, wrapped.installed_at if wrapped else None, wrapped.opname if wrapped else None,
-                      "TensorVariable")
+                      tracker)
 
 
 def _tensor_of(size_source: str) -> str:

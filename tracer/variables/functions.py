@@ -56,6 +56,15 @@ def _has_symbolic_size(v) -> bool:
     return isinstance(v, TensorVariable) and v.has_symbolic_size()
 
 
+def _holds_symbol(v) -> bool:
+    """A symbolic int or float, or a list or tuple (nested) holding one."""
+    from .lists import BaseListVariable
+    from .sym import SymNodeVariable
+    if isinstance(v, SymNodeVariable):
+        return True
+    return isinstance(v, BaseListVariable) and any(_holds_symbol(item.realize()) for item in v.items)
+
+
 def _example(v, name: str) -> torch.Tensor:
     from .tensor import TensorVariable
     if not isinstance(v, TensorVariable):
@@ -145,6 +154,9 @@ class TorchFunctionVariable(VariableTracker):
             if self.fn is torch.Size and all(a.is_python_constant() for a in args):
                 return ConstantVariable(torch.Size(args[0].as_python_constant() if args else ()))
             raise Unsupported(f"constructing {self.fn.__qualname__}")
+        if self.fn is torch.tensor and _holds_symbol(args[0] if args else kwargs.get("data")):
+            # as Dynamo: torch's reference tensor() keeps symbolic items symbolic (torch.tensor specialises them)
+            return tx.output.call(tx, "call_function", torch._refs.tensor, tuple(args), kwargs)
         return tx.output.call(tx, "call_function", self.fn, tuple(args), kwargs)
 
     def var_getattr(self, tx, name):

@@ -102,17 +102,34 @@ def sym_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
 
 
 def sym_builtin(tx, fn, args: list[VariableTracker]) -> VariableTracker | None:
-    """int(), float(), max(), min(), abs() of symbolic scalars as Dynamo records them; None: not one of those."""
+    """int(), float(), max(), min(), round(), abs(), math.sqrt() & co. of symbolic scalars as Dynamo records them;
+    None: not one of those."""
     if fn is int and len(args) == 1 and isinstance(args[0].value, torch.SymInt):
         return args[0]
+    if fn is int and len(args) == 1 and isinstance(args[0].value, torch.SymFloat):
+        return tx.output.call(tx, "call_function", torch.sym_int, (args[0],), {})
     if fn is float and len(args) == 1:
         return tx.output.call(tx, "call_function", torch.sym_float, (args[0],), {})
-    if fn in (max, min) and len(args) == 2 and all(isinstance(a, SymNodeVariable) or
-                                                   (a.is_python_constant() and type(a.as_python_constant()) is int) for a in args):
+    if fn in (max, min) and len(args) == 2 and all(isinstance(a, SymNodeVariable) or (
+            a.is_python_constant() and type(a.as_python_constant()) in (int, float)) for a in args):
         return tx.output.call(tx, "call_function", torch.sym_max if fn is max else torch.sym_min, tuple(args), {})
+    if fn is round and isinstance(args[0], SymNodeVariable) and all(a.is_python_constant() for a in args[1:]):
+        return tx.output.call(tx, "call_method", "__round__", tuple(args), {})  # as Dynamo: s.__round__(n)
     if fn is abs and len(args) == 1:
         return tx.output.call(tx, "call_function", operator.abs, (args[0],), {})
+    if fn in _MATH_ON_SYMBOLS and len(args) == 1:  # math.sqrt(s): torch._sym_sqrt, as Dynamo records it
+        return tx.output.call(tx, "call_function", _MATH_ON_SYMBOLS[fn], (args[0],), {})
     return None
+
+
+def _math_on_symbols() -> dict:
+    """The math functions torch's symbolic nodes implement (`math.sqrt` -> `torch._sym_sqrt`)."""
+    import math
+    return {getattr(math, name): getattr(torch, f"_sym_{name}") for name in dir(math)
+            if hasattr(torch, f"_sym_{name}")}
+
+
+_MATH_ON_SYMBOLS = _math_on_symbols()
 
 
 @dataclass(frozen=True, eq=False)
