@@ -91,6 +91,16 @@ def test_a_symbolic_float_names_its_branch_and_the_nan_rule_where_it_entered_the
     assert entry.shapes.describe()["numbers"] == {"L['s']": "the float L['s'] is symbolic (its value changed)"}
 
 
+def test_a_symbolic_float_formatted_into_a_string_is_eagers_string():
+    def formatted(x, s):
+        return x + 1, f"{s}"  # Dynamo 2.13 returns the float itself here once s is symbolic
+
+    opt = tracer.compile(formatted)
+    for s in (0.5, 0.55, 0.9):
+        assert opt(torch.ones(2), s)[1] == f"{s}"
+    assert any("formatting" in c.why for g in shape_guards(opt.cache_entries[-1]) for c in g.causes)
+
+
 def view(x):
     flat = x.reshape(-1)  # <wrap>
     return flat.view(2, -1)  # <view>
