@@ -8,7 +8,7 @@ the recompiles and the outputs with Dynamo's on the same run.
 import math
 
 import torch
-from differential import T, call, case, module_case, parametrize
+from differential import T, call, case, module_case, parametrize, set_global
 from differential_breaks import break_case, parametrize_breaks
 from torch import nn
 
@@ -218,6 +218,21 @@ def mark_dynamic_first_call(x):
       name="mark_dynamic_with_dynamic_false")
 def mark_dynamic_static_mode(x):
     return x.sin()
+
+
+@case(CASES, call([_marked(4, 3), T(2)]), call([T(5, 3), T(2)]), compiles="C.", dynamic=False,
+      same_placeholders=True, name="mark_dynamic_in_a_list_with_dynamic_false")
+def mark_dynamic_in_a_list(xs):
+    return xs[0] * 2 + xs[1].sum()
+
+
+MARKED_WEIGHT = _marked(4, 3)
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_global("MARKED_WEIGHT", T(6, 3))), compiles="C.", dynamic=False,
+      same_placeholders=True, name="mark_dynamic_on_a_global_with_dynamic_false")
+def mark_dynamic_on_a_global(x):
+    return MARKED_WEIGHT * x + MARKED_WEIGHT.shape[0]
 
 
 @case(CASES, call(_maybe_marked(4, 3, dim=1)), call(T(4, 5)), compiles="C.", dynamic=None, same_placeholders=True)

@@ -235,15 +235,28 @@ class ShapeTracking:
         return best
 
 
-def tracking_for(mode, memory: AutomaticDynamic | None, compile_id: str | None, f_locals: dict):
+def tracking_for(mode, memory: AutomaticDynamic | None, compile_id: str | None, f_locals: dict,
+                 f_globals: dict | None = None, names: tuple = ()):
     """The ShapeTracking of one trace, or None when every size will be static.
 
-    With dynamic=False a trace needs no ShapeEnv, unless an argument carries a mark_dynamic marker
-    (a marked tensor reached only through a global or a container then stays static).
+    With dynamic=False a trace needs no ShapeEnv, unless a tensor it may read carries a mark_dynamic
+    marker: an argument, an item of a list, tuple or dict argument, or a global the code names
+    (`names`: its co_names).  A marked tensor further away (inside a module) stays static.
     """
-    if mode is False and not any(isinstance(v, torch.Tensor) and has_markers(v) for v in f_locals.values()):
-        return None
+    if mode is False:
+        reachable = list(f_locals.values()) + [f_globals[n] for n in names if f_globals and n in f_globals]
+        if not any(isinstance(v, torch.Tensor) and has_markers(v) for v in _one_level_down(reachable)):
+            return None
     return ShapeTracking(mode, memory, compile_id)
+
+
+def _one_level_down(values):
+    for value in values:
+        yield value
+        if type(value) in (list, tuple):
+            yield from value
+        elif type(value) is dict:
+            yield from value.values()
 
 
 def _plain(value):
