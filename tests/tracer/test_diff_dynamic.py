@@ -136,6 +136,12 @@ def float_in_math_and_factories(x, s):
     return y.clamp(min=s), x.new_full((2,), s), x * (1 - s) / (s + 1), x[:int(s * 4)]
 
 
+@case(CASES, *[call(T(4), s) for s in FLOATS[:3]], compiles="CC.", dynamic=None, same_placeholders=True)
+def float_returned_and_kept(x, s):
+    t = s
+    return x * t, t, [s, 1.0]
+
+
 @case(CASES, *[call(T(4), s) for s in FLOATS], compiles="CC...", dynamic=None, same_placeholders=True)
 def float_rounded_and_compared(x, s):
     return x * round(s, 1), x * max(s, 0.1) + s ** 2, s == 0.55
