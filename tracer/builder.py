@@ -126,10 +126,10 @@ def _build_from_source(tx, value, source: Source):
             guard(source, "TRUE_MATCH" if value else "FALSE_MATCH", value)
         elif isinstance(value, types.CodeType):
             guard(source, "ID_MATCH", value)
-        elif type(value) is int and tx.output.number_may_be_symbolic(source) \
+        elif type(value) is int and tx.output.int_may_be_symbolic(source) \
                 and tx.output.shapes.number_is_dynamic(source, value):
             return tx.output.add_symint_input(tx, source, value)  # automatic dynamic made it a symbol
-        elif type(value) is float and math.isfinite(value) and tx.output.number_may_be_symbolic(source) \
+        elif type(value) is float and math.isfinite(value) and tx.output.float_may_be_symbolic(source) \
                 and tx.output.shapes.number_is_dynamic(source, value):
             return tx.output.add_symfloat_input(tx, source, value)  # a float Dynamo would not specialise
         else:
