@@ -8,8 +8,9 @@ they live.  Checked over several steps (the state is created on the first, read 
 eager (parameters, losses) and Dynamo (graphs, each graph's op list).
 
 One difference is known and documented in the README: Dynamo decomposes
-`Tensor.addcmul_(a, b, value=v)` into `torch.mul`, `prims.fma`, `Tensor.copy_` (that prim
-needs `torch._inductor`); Standin records the `addcmul_` it is.  `_as_recorded` folds Dynamo's
+`Tensor.addcmul_(a, b, value=v)` into `torch.mul`, `prims.fma`, `Tensor.copy_` and
+`Tensor.addcdiv_(a, b, value=v)` into `torch.div`, `prims.fma`, `Tensor.copy_` (that prim
+needs `torch._inductor`); Standin records the op it is.  `_as_recorded` folds Dynamo's
 three ops back into that one before the lists are compared, and nothing else.
 """
 from __future__ import annotations
@@ -21,7 +22,8 @@ import torch._dynamo
 import tracer
 from tracer.explain import op_name
 
-ADDCMUL_DECOMPOSED = ["torch.mul", "torch._ops.prims.fma.default", "Tensor.copy_"]
+DECOMPOSED = {"Tensor.addcmul_": ["torch.mul", "torch._ops.prims.fma.default", "Tensor.copy_"],
+              "Tensor.addcdiv_": ["torch.div", "torch._ops.prims.fma.default", "Tensor.copy_"]}
 
 
 class Recorder:
@@ -38,15 +40,12 @@ def _ops(gm) -> list[str]:
 
 
 def _as_recorded(ops: list[str]) -> list[str]:
-    """Dynamo's op list with its addcmul_ decomposition folded back into `Tensor.addcmul_`."""
+    """Dynamo's op list with its decompositions of addcmul_ and addcdiv_ folded back."""
     out, i = [], 0
     while i < len(ops):
-        if ops[i:i + 3] == ADDCMUL_DECOMPOSED:
-            out.append("Tensor.addcmul_")
-            i += 3
-        else:
-            out.append(ops[i])
-            i += 1
+        folded = next((op for op, parts in DECOMPOSED.items() if ops[i:i + len(parts)] == parts), None)
+        out.append(folded or ops[i])
+        i += len(DECOMPOSED[folded]) if folded else 1
     return out
 
 
@@ -60,6 +59,8 @@ OPTIMIZERS = {
     "sgd_momentum": lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=0.01),
     "adam": lambda params: torch.optim.Adam(params, lr=0.01),
     "adamw": lambda params: torch.optim.AdamW(params, lr=0.01),
+    "rmsprop": lambda params: torch.optim.RMSprop(params, lr=0.01),
+    "radam": lambda params: torch.optim.RAdam(params, lr=0.01),
 }
 
 

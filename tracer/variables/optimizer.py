@@ -105,7 +105,7 @@ class InitGroupVariable(VariableTracker):
         real_args = [self._real(tx, arg) for arg in args]
         real_kwargs = {name: self._real(tx, arg) for name, arg in kwargs.items()}
         result = opt.value._init_group(*real_args, **real_kwargs)
-        if not is_constant_value(result):
+        if not all(is_constant_value(part) for part in (result if type(result) is tuple else (result,))):
             raise Unsupported(f"{type(opt.value).__qualname__}._init_group returned {type(result).__name__}")
         opt.guard_state_layout(tx)
         sources = opt.tensor_sources()
@@ -113,7 +113,8 @@ class InitGroupVariable(VariableTracker):
             arg = arg.realize()
             if isinstance(arg, ListVariable) and real:
                 arg.mutated(tx, [self._wrap(tx, item, sources) for item in real])
-        return ConstantVariable(result)
+        from ..builder import build_sourceless
+        return build_sourceless(tx, result)  # a flag (has_complex), or a tuple of flags (Adagrad's)
 
     def _real(self, tx, arg):
         """The real value `_init_group` gets for a traced argument: a param group, a new empty list,
