@@ -3,6 +3,7 @@
     python -m mutation                       every module below, one after another
     python -m mutation guards side_effects   only these
     python -m mutation --max-children 1      mutmut's workers (default 1: the machine is shared)
+    python -m mutation guards --files tracer/guards/compiled.py   part of a module, scored apart
 
 Each module is mutated on its own, in its own scratch folder (`.mutate/<name>/`, which mutmut fills
 with its `mutants/` copy), against the fast selection of tests that cover it: mutmut runs, for each
@@ -15,6 +16,7 @@ Not part of `make test`: a full run takes hours on a loaded two-core machine.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -54,16 +56,28 @@ TARGETS = (
             "tests/tracer/test_session_bad_input.py")),
 )
 
-# Surviving mutants that cannot change what the module does, by mutmut's name, with why.
-EQUIVALENT: dict[str, str] = {}
+# Surviving mutants that cannot change what the module does, by mutmut's name (a glob), with why.
+EQUIVALENT: dict[str, str] = {
+    "tracer.side_effects.xǁSideEffectsǁis_mutated__mutmut_*":
+        "is_mutated has no caller in tracer/ or app/: dead code, nothing it returns reaches a user",
+}
 
 # What each of mutmut's exit statuses means for the score.
 KILLED = {"killed", "timeout", "segfault"}  # "suspicious" (an unknown exit) must be looked at
 
 
+def narrowed(target: Target, files: list[str]) -> Target:
+    """The target over some of its files only, scored apart (a long module can be run in parts)."""
+    stray = [f for f in files if not any(fnmatch.fnmatchcase(f, p) for p in target.paths)]
+    if stray:
+        raise SystemExit(f"not files of {target.name}: {', '.join(stray)}")
+    label = ",".join(Path(f).name.removesuffix(".py") for f in files)
+    return Target(f"{target.name}:{label}", tuple(files), target.tests)
+
+
 def scratch(target: Target) -> Path:
     """`.mutate/<name>/` with the project linked in and a pyproject.toml telling mutmut what to do."""
-    here = WORK / target.name
+    here = WORK / target.name.replace(":", "-")
     here.mkdir(parents=True, exist_ok=True)
     for name in ("tracer", "tests", "app", "resources", "bench"):
         link = here / name
@@ -96,6 +110,10 @@ def run(target: Target, max_children: int) -> dict:
     return score(target, listed)
 
 
+def is_equivalent(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in EQUIVALENT)
+
+
 def score(target: Target, listed: str) -> dict:
     """Counts from `mutmut results --all true` lines ("    name: status")."""
     statuses: dict[str, str] = {}
@@ -104,8 +122,8 @@ def score(target: Target, listed: str) -> dict:
         if m:
             statuses[m[1]] = m[2].strip()
     killed = [n for n, s in statuses.items() if s in KILLED]
-    equivalent = [n for n, s in statuses.items() if s not in KILLED and n in EQUIVALENT]
-    survived = [n for n, s in statuses.items() if s not in KILLED and n not in EQUIVALENT]
+    equivalent = [n for n, s in statuses.items() if s not in KILLED and is_equivalent(n)]
+    survived = [n for n, s in statuses.items() if s not in KILLED and not is_equivalent(n)]
     counted = len(statuses) - len(equivalent)
     return {"module": target.name, "mutants": len(statuses), "killed": len(killed),
             "equivalent": len(equivalent), "survived": sorted(survived),
@@ -126,19 +144,25 @@ def main(argv=None) -> int:
     parser.add_argument("modules", nargs="*", help=f"of {', '.join(t.name for t in TARGETS)} (default: all)")
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--fresh", action="store_true", help="forget earlier results of these modules")
+    parser.add_argument("--files", nargs="+", metavar="GLOB",
+                        help="mutate only these files of the one module chosen (scored as module:file)")
     args = parser.parse_args(argv)
     unknown = set(args.modules) - {t.name for t in TARGETS}
     if unknown:
         parser.error(f"unknown module(s): {', '.join(sorted(unknown))}")
     chosen = [t for t in TARGETS if not args.modules or t.name in args.modules]
+    if args.files:
+        if len(chosen) != 1:
+            parser.error("--files narrows one module: name it")
+        chosen = [narrowed(chosen[0], args.files)]
     scores_path = WORK / "scores.json"
     scores = json.loads(scores_path.read_text()) if scores_path.exists() else {}
     for target in chosen:
         if args.fresh:
-            shutil.rmtree(WORK / target.name / "mutants", ignore_errors=True)
+            shutil.rmtree(WORK / target.name.replace(":", "-") / "mutants", ignore_errors=True)
         scores[target.name] = run(target, args.max_children)
         scores_path.write_text(json.dumps(scores, indent=1))
-    print(table([scores[t.name] for t in TARGETS if t.name in scores]))
+    print(table([s for name, s in sorted(scores.items())]))
     return 0
 
 

@@ -3,7 +3,9 @@ renamed test file would silently shrink the selection), and the score counts wha
 the way the README says: killed / (mutants - listed equivalents)."""
 from pathlib import Path
 
-from mutation.__main__ import EQUIVALENT, TARGETS, score, table
+import pytest
+
+from mutation.__main__ import EQUIVALENT, TARGETS, narrowed, score, table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,13 +24,14 @@ def test_every_listed_equivalent_says_why_and_names_a_target_module():
     for name, why in EQUIVALENT.items():
         assert len(why.split()) >= 5, f"{name}: say why it is equivalent"
         assert name.split(".")[1] in prefixes, name
+        assert "__mutmut_" in name, f"{name}: a mutant's name (or a glob over one function's mutants)"
 
 
 def test_score_counts_killed_over_mutants_less_equivalents():
     target = TARGETS[1]
     statuses = ["killed", "survived", "timeout", "no tests", "survived"]
     listed = "\n".join(f"    tracer.side_effects.x_f__mutmut_{i}: {s}" for i, s in enumerate(statuses, 1))
-    equivalent = "tracer.side_effects.x_f__mutmut_5"
+    equivalent = "tracer.side_effects.x_f__mutmut_[5]"
     EQUIVALENT[equivalent] = "a made-up equivalent for this test only"
     try:
         result = score(target, listed)
@@ -39,3 +42,12 @@ def test_score_counts_killed_over_mutants_less_equivalents():
     assert result["score"] == 50.0  # 2 killed of 4 that count
     assert result["statuses"] == {"killed": 1, "survived": 2, "timeout": 1, "no tests": 1}
     assert table([result]).splitlines()[-1] == "| side_effects | 5 | 2 | 1 | 2 | 50.0% |"
+
+
+def test_a_module_can_be_run_in_parts_scored_apart():
+    guards = next(t for t in TARGETS if t.name == "guards")
+    part = narrowed(guards, ["tracer/guards/compiled.py"])
+    assert part.name == "guards:compiled" and part.paths == ("tracer/guards/compiled.py",)
+    assert part.tests == guards.tests
+    with pytest.raises(SystemExit, match="not files of guards: tracer/codegen.py"):
+        narrowed(guards, ["tracer/codegen.py"])
