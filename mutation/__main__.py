@@ -9,7 +9,7 @@ Each module is mutated on its own, in its own scratch folder (`.mutate/<name>/`,
 with its `mutants/` copy), against the fast selection of tests that cover it: mutmut runs, for each
 mutant, only the tests of that selection that call the mutated function. The score of each module
 is written to `.mutate/scores.json` and printed as a table; a mutant listed in `EQUIVALENT` (with why
-it cannot change behaviour) is counted apart, so the score is killed / (mutants - equivalent).
+it cannot change behaviour) is counted apart, so the score is killed / (checked - equivalent).
 
 Not part of `make test`: a full run takes hours on a loaded two-core machine.
 """
@@ -120,27 +120,30 @@ def is_equivalent(name: str) -> bool:
 
 
 def score(target: Target, listed: str) -> dict:
-    """Counts from `mutmut results --all true` lines ("    name: status")."""
+    """Counts from `mutmut results --all true` lines ("    name: status"). A mutant not checked yet
+    (a run stopped early) is counted apart, never as killed or survived."""
     statuses: dict[str, str] = {}
     for line in listed.splitlines():
         m = re.match(r"\s*(\S+): (.+)$", line)
         if m:
             statuses[m[1]] = m[2].strip()
-    killed = [n for n, s in statuses.items() if s in KILLED]
-    equivalent = [n for n, s in statuses.items() if s not in KILLED and is_equivalent(n)]
-    survived = [n for n, s in statuses.items() if s not in KILLED and not is_equivalent(n)]
-    counted = len(statuses) - len(equivalent)
-    return {"module": target.name, "mutants": len(statuses), "killed": len(killed),
-            "equivalent": len(equivalent), "survived": sorted(survived),
+    checked = {n: s for n, s in statuses.items() if s != "not checked"}
+    killed = [n for n, s in checked.items() if s in KILLED]
+    equivalent = [n for n, s in checked.items() if s not in KILLED and is_equivalent(n)]
+    survived = [n for n, s in checked.items() if s not in KILLED and not is_equivalent(n)]
+    counted = len(checked) - len(equivalent)
+    return {"module": target.name, "mutants": len(statuses), "unchecked": len(statuses) - len(checked),
+            "killed": len(killed), "equivalent": len(equivalent), "survived": sorted(survived),
             "score": round(100 * len(killed) / counted, 1) if counted else None,
             "statuses": {s: sum(1 for v in statuses.values() if v == s) for s in set(statuses.values())}}
 
 
 def table(scores: list[dict]) -> str:
-    lines = ["| module | mutants | killed | equivalent | survived | score |", "|---|--:|--:|--:|--:|--:|"]
+    lines = ["| module | mutants | not checked | killed | equivalent | survived | score |",
+             "|---|--:|--:|--:|--:|--:|--:|"]
     for s in scores:
-        lines.append(f"| {s['module']} | {s['mutants']} | {s['killed']} | {s['equivalent']} | "
-                     f"{len(s['survived'])} | {s['score']}% |")
+        lines.append(f"| {s['module']} | {s['mutants']} | {s.get('unchecked', 0)} | {s['killed']} | "
+                     f"{s['equivalent']} | {len(s['survived'])} | {s['score']}% |")
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 """`make mutate`'s driver (`mutation/`): each target names files that exist and tests that exist (a
 renamed test file would silently shrink the selection), and the score counts what mutmut reports
-the way the README says: killed / (mutants - listed equivalents)."""
+the way the README says: killed / (mutants checked - listed equivalents)."""
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,7 @@ def test_every_listed_equivalent_says_why_and_names_a_target_module():
 
 def test_score_counts_killed_over_mutants_less_equivalents():
     target = TARGETS[1]
-    statuses = ["killed", "survived", "timeout", "no tests", "survived"]
+    statuses = ["killed", "survived", "timeout", "no tests", "survived", "not checked"]
     listed = "\n".join(f"    tracer.side_effects.x_f__mutmut_{i}: {s}" for i, s in enumerate(statuses, 1))
     equivalent = "tracer.side_effects.x_f__mutmut_[5]"
     EQUIVALENT[equivalent] = "a made-up equivalent for this test only"
@@ -37,11 +37,12 @@ def test_score_counts_killed_over_mutants_less_equivalents():
         result = score(target, listed)
     finally:
         del EQUIVALENT[equivalent]
-    assert result["mutants"] == 5 and result["killed"] == 2 and result["equivalent"] == 1
+    assert result["mutants"] == 6 and result["unchecked"] == 1
+    assert result["killed"] == 2 and result["equivalent"] == 1
     assert result["survived"] == ["tracer.side_effects.x_f__mutmut_2", "tracer.side_effects.x_f__mutmut_4"]
-    assert result["score"] == 50.0  # 2 killed of 4 that count
-    assert result["statuses"] == {"killed": 1, "survived": 2, "timeout": 1, "no tests": 1}
-    assert table([result]).splitlines()[-1] == "| side_effects | 5 | 2 | 1 | 2 | 50.0% |"
+    assert result["score"] == 50.0  # 2 killed of the 4 checked that count
+    assert result["statuses"] == {"killed": 1, "survived": 2, "timeout": 1, "no tests": 1, "not checked": 1}
+    assert table([result]).splitlines()[-1] == "| side_effects | 6 | 1 | 2 | 1 | 2 | 50.0% |"
 
 
 def test_a_module_can_be_run_in_parts_scored_apart():
