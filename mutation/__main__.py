@@ -40,7 +40,7 @@ class Target:
 TARGETS = (
     Target("guards", ("tracer/guards/*.py",),
            ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
-            "tests/tracer/test_diff_global_state.py", "tests/tracer/test_diff_class_guards.py")),
+            "tests/tracer/test_diff_global_state.py")),
     Target("side_effects", ("tracer/side_effects.py",),
            ("tests/tracer/test_diff_side_effects.py", "tests/tracer/test_diff_module_mutations.py",
             "tests/tracer/test_diff_set_order.py", "tests/tracer/test_diff_inlining.py",

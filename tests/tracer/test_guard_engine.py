@@ -81,6 +81,21 @@ def test_failure_reason_names_guard_and_values(mutate, expected):
     assert expected in _reason_after(mutate)
 
 
+def test_an_entry_is_checked_by_torchs_native_tree():
+    """Each kind reads_everything installs goes into torch's guard manager (what the frame hook's
+    lookup runs), built from the compiled frame, and it answers as the guards do."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards = opt.cache_entries[0].guards
+    assert guards.native is not None and guards.native.f_globals is globals()
+    f_locals = {"x": x, "xs": xs}
+    assert guards.native.probe(f_locals) and guards.python_check(f_locals, globals())
+    assert not guards.native.probe({"x": torch.ones(4), "xs": xs})
+    CFG.scale = 5
+    assert not guards.native.probe(f_locals) and not guards.python_check(f_locals, globals())
+
+
 def test_grad_mode_change_is_named():
     opt = tracer.compile(reads_everything)
     opt(torch.ones(3), [1])
