@@ -111,6 +111,25 @@ def test_an_entry_is_checked_by_torchs_native_tree():
     assert not guards.native.probe(f_locals) and not guards.python_check(f_locals, globals())
 
 
+def test_guards_torch_cannot_hold_are_checked_by_the_python_check(monkeypatch):
+    """If torch's tree cannot be built, the entry keeps no native tree and the generated Python
+    check guards the cache: hits stay hits, a changed value still recompiles."""
+    import tracer.guards.native
+
+    def cannot(*args):
+        raise RuntimeError("torch cannot hold this guard")
+
+    monkeypatch.setattr(tracer.guards.native, "NativeGuards", cannot)
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    first = opt(x, xs)
+    assert opt.cache_entries[0].guards.native is None
+    assert torch.equal(opt(x, xs), first) and len(opt.cache_entries) == 1
+    CFG.scale = 5
+    opt(x, xs)
+    assert len(opt.cache_entries) == 2 and "G['CFG'].scale == 2, got 5" in opt.compile_events[-1].reason
+
+
 def test_grad_mode_change_is_named():
     opt = tracer.compile(reads_everything)
     opt(torch.ones(3), [1])
