@@ -60,3 +60,28 @@ def test_an_ordered_dict_reordered_between_calls_is_read_in_its_new_order():
         assert len(opt.cache_entries) == 2  # one per order, not a recompile on every call
     finally:
         ORDERED.move_to_end("b")
+
+
+class Formatted:
+    def __str__(self):
+        return "ab"
+
+
+FORMATTED = Formatted()
+
+
+def f_string_of_a_user_object(x):
+    return x + len(f"{FORMATTED}")  # str() while the class has no __format__ of its own
+
+
+def test_an_f_string_sees_a_format_method_the_class_gains_between_calls():
+    tracer.reset()
+    opt = tracer.compile(f_string_of_a_user_object)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), x + 2)
+    Formatted.__format__ = lambda self, spec: "abcdefg"
+    try:
+        torch.testing.assert_close(opt(x), f_string_of_a_user_object(x))
+    finally:
+        del Formatted.__format__
+    torch.testing.assert_close(opt(x), x + 2)
