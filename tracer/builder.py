@@ -73,6 +73,7 @@ from .variables.numpy import (
     is_numpy_value,
 )
 from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
+from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
 from .variables.user_functions import UserFunctionVariable
@@ -281,6 +282,8 @@ def _build_from_source(tx, value, source: Source):
         return SkippedFunctionVariable(value, source=source)
     tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
     guard(source, "TYPE_MATCH", type(value))
+    if is_optimizer(value):
+        return OptimizerVariable(value, source=source)
     return UserDefinedObjectVariable(value, source=source)
 
 

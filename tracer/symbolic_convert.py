@@ -475,6 +475,8 @@ class InstructionTranslator(ExceptionOpcodes):
             value = ConstantVariable(value.specialize(f"formatting {value.expr()} into a string needs its value", self))
         if not value.is_python_constant() and not spec and _formats_as_text(value, inst.arg & 0x03):
             # f"{obj}" / f"{obj!r}" of a user object: its __str__ / __repr__, traced
+            if inst.arg & 0x03 == 0 and hasattr(value, "guard_class_lacks"):
+                value.guard_class_lacks(self, "__format__")  # a class that gains one formats differently
             value = BuiltinVariable(repr if inst.arg & 0x03 == 2 else str).call_function(self, [value], {})
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
