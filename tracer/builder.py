@@ -13,6 +13,7 @@ import collections
 import enum
 import functools
 import inspect
+import math
 import types
 
 import torch
@@ -126,6 +127,12 @@ def _build_from_source(tx, value, source: Source):
             guard(source, "TRUE_MATCH" if value else "FALSE_MATCH", value)
         elif isinstance(value, types.CodeType):
             guard(source, "ID_MATCH", value)
+        elif type(value) is int and tx.output.number_may_be_symbolic(source) \
+                and tx.output.shapes.number_is_dynamic(source, value):
+            return tx.output.add_symint_input(tx, source, value)  # automatic dynamic made it a symbol
+        elif type(value) is float and math.isfinite(value) and tx.output.number_may_be_symbolic(source) \
+                and tx.output.shapes.number_is_dynamic(source, value):
+            return tx.output.add_symfloat_input(tx, source, value)  # a float Dynamo would not specialise
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
@@ -193,6 +200,7 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(value, torch.nn.Module):
         tx.output.note_source(value, source)
         guard(source, "TYPE_MATCH", type(value))
+        tx.output.module_sources.add(source.name())  # what is read through it keeps static shapes
         return NNModuleVariable(value, source=source)
     if isinstance(value, functools.partial):
         guard(source, "TYPE_MATCH", functools.partial)
