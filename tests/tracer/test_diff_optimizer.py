@@ -156,3 +156,18 @@ def test_a_parameter_without_a_gradient_is_left_out_and_guarded():
         if round_ == 0:  # the first step without it; later ones with it
             model[2].bias.grad = None
     _same_as_eager(3, drop_one_grad)
+
+
+def test_an_error_of_init_group_is_raised_as_eager_raises_it():
+    """Adam refuses sparse gradients inside `_init_group`: run for real at trace time, its error must
+    reach the caller as eager's does, not be taken for a tracer failure."""
+    embedding = torch.nn.Embedding(10, 3, sparse=True)
+    opt = torch.optim.Adam(embedding.parameters(), lr=0.01)
+    embedding(torch.tensor([1, 2])).sum().backward()
+
+    def step():
+        opt.step()
+
+    tracer.reset()
+    with pytest.raises(RuntimeError, match="does not support sparse gradients"):
+        tracer.compile(step)()
