@@ -130,6 +130,28 @@ def test_guards_torch_cannot_hold_are_checked_by_the_python_check(monkeypatch):
     assert len(opt.cache_entries) == 2 and "G['CFG'].scale == 2, got 5" in opt.compile_events[-1].reason
 
 
+def test_a_guard_set_checks_the_globals_it_is_given():
+    """The native tree holds the compile-time globals: a check over another namespace (the same
+    code under other globals) must read that one."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards, f_locals = opt.cache_entries[0].guards, {"x": x, "xs": xs}
+    other = dict(globals(), CFG=Config())
+    other["CFG"].scale = 5
+    assert guards.check(f_locals, globals()) and not guards.check(f_locals, other)
+    assert guards.first_failure(f_locals, other).startswith("G['CFG'].scale == 2, got 5")
+
+
+def test_a_global_that_is_gone_is_named_with_the_error():
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    gone = {k: v for k, v in globals().items() if k != "CFG"}
+    assert opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone) == \
+        "G['CFG']: cannot be read (KeyError: 'CFG')"
+
+
 def test_grad_mode_change_is_named():
     opt = tracer.compile(reads_everything)
     opt(torch.ones(3), [1])
