@@ -7,7 +7,9 @@ from hypothesis import given, settings, strategies as st
 
 import tracer
 from tracer.guards import StateEditor, report_json, report_text, source_tree
-from tracer.guards.kinds import KINDS
+from tracer.guards.compiled import GuardSet
+from tracer.guards.kinds import KINDS, Guard
+from tracer.source import LocalSource
 
 
 class Config:
@@ -150,6 +152,15 @@ def test_a_global_that_is_gone_is_named_with_the_error():
     gone = {k: v for k, v in globals().items() if k != "CFG"}
     assert opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone) == \
         "G['CFG']: cannot be read (KeyError: 'CFG')"
+
+
+def test_a_guard_whose_check_raises_fails_and_is_named():
+    """A check that raises on the value it reads (a tuple iterator's length of an int) does not
+    hold: both the check and the failure's text say so."""
+    guards = GuardSet([Guard(LocalSource("it"), "TUPLE_ITERATOR_LEN", 2)])
+    assert guards.check({"it": iter((1, 2))}, {}) and guards.first_failure({"it": iter((1, 2))}, {}) is None
+    assert not guards.check({"it": 5}, {})
+    assert guards.first_failure({"it": 5}, {}) == "___tuple_iterator_len(L['it']) == 2, got 5"
 
 
 def test_grad_mode_change_is_named():
