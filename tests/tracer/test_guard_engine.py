@@ -163,6 +163,22 @@ def test_a_guard_whose_check_raises_fails_and_is_named():
     assert guards.first_failure({"it": 5}, {}) == "___tuple_iterator_len(L['it']) == 2, got 5"
 
 
+def test_a_failure_only_torchs_tree_sees_is_named_from_it():
+    """An inference-mode tensor matches every Python premise (type, dtype, device, sizes, strides)
+    but not the dispatch keys torch's tensor check compares: the reason comes from the native tree."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards = opt.cache_entries[0].guards
+    with torch.inference_mode():
+        f_locals = {"x": torch.ones(3), "xs": xs}
+    assert guards.python_check(f_locals, globals()) and not guards.check(f_locals, globals())
+    reason = guards.first_failure(f_locals, globals())
+    assert reason.startswith("tensor 'check_tensor(L['x'], Tensor, torch.float32") and "dispatch key set mismatch" in reason
+    assert reason.endswith("failed in torch's native check (which also compares a tensor's dispatch keys and "
+                           "more global state)")
+
+
 def test_grad_mode_change_is_named():
     opt = tracer.compile(reads_everything)
     opt(torch.ones(3), [1])
