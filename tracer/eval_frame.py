@@ -145,7 +145,7 @@ class CompiledFunction:
         # (by id: a rewritten code holding an unhashable constant has no hash; the record keeps it alive)
         self._records: dict[int, CompiledFunction] = {id(self.code): self} if parent is None else {}
         self._by_rewritten: dict[int, CompiledFunction] = {}
-        self._callback = functools.partial(_on_frame, self)
+        self._callback = frame_hook.Callback(self, _on_frame)
         self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
         self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
@@ -430,7 +430,7 @@ def compile(fn=None, *, backend="eager", fullgraph=False, cache_size_limit=8):
     return CompiledFunction(fn, backend, fullgraph, cache_size_limit)
 
 
-def _on_frame(root: CompiledFunction, frame, cache_entry, frame_state) -> frame_hook.FrameReturn:
+def _on_frame(root: CompiledFunction, frame) -> frame_hook.FrameReturn:
     """torch's callback: a frame under one of root's calls that no cache entry admits.  A frame it
     cannot handle runs as it is, with the reason warned; the process never sees the error."""
     try:
