@@ -110,12 +110,22 @@ def test_the_fast_path_still_sees_tensor_changes_but_not_a_class_change_without_
         assert root.check({"m": layer}) is (not twin)
         layer.__class__ = torch.nn.Linear
 
-        layer = torch.nn.Linear(2, 2)
+    def no_grad(layer):
+        layer.weight.requires_grad_(False)
+
+    def other_dtype(layer):
+        layer.weight.data = layer.weight.data.double()
+
+    def other_stride(layer):
+        layer.weight.data = layer.weight.data.t().contiguous().t()
+
+    for change in (no_grad, other_dtype, other_stride):
+        layer = torch.nn.Linear(2, 3)
         root, _, _, _ = _linear_tree(layer)
         mark_tag_safe_roots(root, _no_twin)
         assert all(root.check({"m": layer}) for _ in range(3))
-        layer.weight.requires_grad_(False)
-        assert root.check({"m": layer}) is False
+        change(layer)
+        assert root.check({"m": layer}) is False, change.__name__
 
 
 def test_a_compiled_networks_roots_are_its_torch_leaf_modules():
