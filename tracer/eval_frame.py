@@ -284,7 +284,8 @@ class CompiledFunction:
             self._event("eager_fallback", compile_id, entry.eager_reason)
         self.cache_entries.append(entry)
         entry.hits = 1
-        if entry.code is None:  # an entry that always runs the original: the code is skipped for good
+        if entry.code is None:  # an entry that always runs the original: the code is skipped for good,
+            entry.hits_counted = False  # in C, which no longer asks us (as Dynamo's skip): calls not counted
             return frame_hook.run_as_is(self.code, entry.eager_reason)
         self.root._by_rewritten[id(entry.code)] = self
         return frame_hook.run_compiled(self.code, self._guarded_code(entry, f_locals, f_globals))
