@@ -10,7 +10,7 @@ import torch
 from torch._C._dynamo.guards import RootGuardManager
 
 import tracer
-from tracer.guards.tag_safety import mark_tag_safe_roots
+from tracer.guards.tag_safety import SAFE_LEAVES, mark_tag_safe_roots
 
 KIND = importlib.import_module("torch._dynamo.guards").GuardManagerType.GUARD_MANAGER
 
@@ -128,11 +128,45 @@ def test_the_fast_path_still_sees_tensor_changes_but_not_a_class_change_without_
         assert root.check({"m": layer}) is False, change.__name__
 
 
-def test_a_compiled_networks_roots_are_its_torch_leaf_modules():
-    net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU(), torch.nn.LayerNorm(3))
+def _leaves_under(manager) -> set:
+    names = {type(leaf).__name__ for leaf in manager.get_leaf_guards()}
+    for child in manager.get_child_managers():
+        names |= _leaves_under(child)
+    return names
+
+
+def test_a_compiled_networks_roots_are_its_torch_leaf_modules_whose_leaves_are_all_safe():
+    net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU(), torch.nn.Dropout(0.0))
     opt = tracer.compile(net)
     opt(torch.randn(2, 3))
     native = opt.cache_entries[0].guards.native
-    assert sorted(r.get_source() for r in native.tag_safe_roots) == [
-        "L['self']._modules['0']", "L['self']._modules['1']", "L['self']._modules['2']"]
+    roots = {r.get_source() for r in native.tag_safe_roots}
+    assert {"L['self']._modules['1']", "L['self']._modules['2']"} <= roots  # no tensor: dict-covered
+    linear = "L['self']._modules['0']"
+    modules = native.root.get_child_managers()  # find the Linear's manager to read its leaves
+    found = []
+
+    def find(manager):
+        if manager.get_source() == linear:
+            found.append(manager)
+        for child in manager.get_child_managers():
+            find(child)
+    for manager in modules:
+        find(manager)
+    assert (linear in roots) == (_leaves_under(found[0]) <= SAFE_LEAVES)  # e.g. a NO_HASATTR on a tensor
+    assert "L['self']" not in roots  # modules under it
     tracer.reset()
+
+
+def test_the_fast_path_skips_a_tensors_other_leaves_which_is_why_they_keep_a_module_unsafe():
+    layer = torch.nn.Linear(2, 2)
+    root, module, instance_dict, parameters = _linear_tree(layer)
+    weight = parameters.get_child_managers()[0]
+    weight.add_no_hasattr_guard("_marked", ["not hasattr(W, '_marked')"], None)
+    assert mark_tag_safe_roots(root, _no_twin) == [] and not weight.is_tag_safe()
+    for node in (weight, *parameters.get_child_managers()[1:], parameters, instance_dict, module):
+        node.mark_tag_safe()  # what marking it anyway would do
+    module.mark_tag_safe_root()
+    assert all(root.check({"m": layer}) for _ in range(3))
+    layer.weight._marked = True
+    assert root.check({"m": layer}) is True  # missed: an attribute set on a tensor changes no dict

@@ -3,8 +3,9 @@
 torch's GuardManager has a fast path for a subtree marked *tag safe* under a
 *tag-safe root*: once a root has checked one object in full, later checks of
 the same object (kept by a weak reference) pass when every dict the full check
-read still has its version tag — no leaf below the root runs, except the
-tensors' checks, which torch keeps running.  That is sound only where every
+read still has its version tag — no leaf below the root runs, except each
+tensor's TENSOR_MATCH, which torch keeps running (a tensor's other leaves, a
+NO_HASATTR say, are skipped: tests/tracer/test_tag_safety.py pins both).  That is sound only where every
 value below the root is reached through dicts and nothing read can change
 without changing one of them, so a node is tag safe here only when:
 
