@@ -57,6 +57,9 @@ class CacheEntry:
     graph_break: GraphBreak | None = None
     resume_functions: list = field(default_factory=list)
     hits: int = 0
+    # False once torch runs this code as it is for good (an entry that always runs the original):
+    # its later calls never reach Standin, so `hits` stops at the compiling call
+    hits_counted: bool = True
     became_dynamic: list = field(default_factory=list)  # BecameDynamic: what automatic dynamic made symbolic here
     shapes: object = None  # the trace's ShapeTracking (symbols, why each dimension is symbolic), or None
 

@@ -295,7 +295,11 @@ class CachePanel(TreePanel):
                 detail, error = _join(detail, f"graph break: {entry.graph_break.reason.replace(base, '')}"), True
             if entry.eager_reason:
                 detail, error = _join(detail, f"eager: {entry.eager_reason}"), True
-            row = node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
+            hits = str(entry.hits)
+            if not entry.hits_counted:  # torch runs the code as it is now, without asking Standin
+                hits += "+"
+                detail = _join(detail, "skipped from now on: later calls run as they are and are not counted")
+            row = node.add(RowItem((f"[{entry.compile_id}]", hits, str(len(entry.guards)),
                                     str(len(entry.graphs)), detail.splitlines()[0] if detail else ""),
                                    payload=(name, entry.compile_id), error=error,
                                    tooltip=(detail + "\n" if detail else "") + "double-click: open its trace"))

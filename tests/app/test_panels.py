@@ -316,3 +316,22 @@ def test_the_graph_code_keeps_keyword_arguments(qtbot):
     qtbot.addWidget(panel)
     panel.show_nodes(nodes)
     assert "softmax(truediv, dim=-1)" in panel.text.toPlainText()
+
+
+def test_cache_panel_marks_the_hits_of_a_code_skipped_for_good_as_not_counted(qtbot):
+    import torch
+
+    import tracer
+
+    def no_ops(x):
+        return x
+
+    opt = tracer.compile(no_ops)
+    for _ in range(3):
+        opt(torch.ones(2))
+    panel = CachePanel()
+    qtbot.addWidget(panel)
+    panel.show_functions([opt])
+    entry, = panel.entry_items()
+    assert entry.values[1] == "1+" and "not counted" in entry.tooltip
+    tracer.reset()

@@ -121,6 +121,7 @@ def _entry_json(frame, entry, frame_dir: str) -> dict:
         "compile_id": entry.compile_id,
         "dir": edir,
         "hits": entry.hits,
+        "hits_counted": entry.hits_counted,
         "eager_reason": entry.eager_reason,
         "graph_break": None if brk is None else {
             "reason": brk.reason, "location": location_json(brk.location),
@@ -251,7 +252,8 @@ def explain_text(report: dict) -> str:
         out.append(f"Frame {frame['qualname']} ({where}:{frame['first_line']}{parent})")
         for entry in frame["entries"]:
             head = f"  [{entry['compile_id']}] {_plural(len(entry['graphs']), 'graph')}, " \
-                   f"{_plural(len(entry['guards']), 'guard')}, {_plural(entry['hits'], 'hit')}"
+                   f"{_plural(len(entry['guards']), 'guard')}, {_plural(entry['hits'], 'hit')}" \
+                   f"{'' if entry.get('hits_counted', True) else ' (then skipped: later calls not counted)'}"
             out.append(head)
             if entry["eager_reason"]:
                 out.append(f"      runs eagerly: {entry['eager_reason']}")
