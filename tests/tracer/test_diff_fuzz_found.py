@@ -6,9 +6,9 @@ import warnings
 
 import pytest
 import torch
+from differential import T, call, case, parametrize, set_attr
 
 import tracer
-from differential import T, call, case, parametrize, set_attr
 
 CASES: list = []
 
@@ -88,7 +88,7 @@ ORDERED = __import__("collections").OrderedDict(a=1.0, b=2.0)
 
 
 def first_key_of_an_ordered_dict(x):
-    return x + (list(ORDERED)[0] == "a") + len(ORDERED)
+    return x + (list(ORDERED)[0] == "a") + len(ORDERED)  # noqa: RUF015 (what programs write)
 
 
 def test_an_ordered_dict_reordered_between_calls_is_read_in_its_new_order():
