@@ -119,7 +119,7 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
                 continue
             _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
             return eager_entry(owner, compile_id, str(error))
-        except Exception as error:  # a bug of ours: never the user's problem
+        except Exception as error:  # noqa: BLE001 - a bug of ours: never the user's problem
             _notify(hook, "on_trace_end", f"internal error: {error}")
             return internal_error(owner, compile_id, error)
         except BaseException as error:  # stopped from outside (Ctrl+C, a session's Stop): say so, then go
@@ -137,7 +137,7 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             if owner.fullgraph:
                 raise
             return eager_entry(owner, compile_id, str(error))
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a bug of ours: the frame runs eagerly with the error named
             _notify(hook, "on_trace_end", f"internal error: {error}")
             return internal_error(owner, compile_id, error)
         outcome = entry.eager_reason or (f"graph break: {first_error.reason}" if result is None

@@ -15,7 +15,6 @@ answers with `show_outcome`, so the window stays live while it traces.
 """
 from __future__ import annotations
 
-import os
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCursor, QTextFormat

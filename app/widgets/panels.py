@@ -31,7 +31,7 @@ def _location(filename: str, line) -> str:
 
 
 class _PaddedDelegate(QStyledItemDelegate):
-    def sizeHint(self, option, index):
+    def sizeHint(self, option, index):  # noqa: N802 - Qt override
         hint = super().sizeHint(option, index)
         return QSize(hint.width(), hint.height() + ROW_PADDING)
 

@@ -41,10 +41,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
 
-import torch
-from fuzz_programs import Program, generate
+import torch  # noqa: E402 - after the sys.path lines above
+from fuzz_programs import Program, generate  # noqa: E402
 
-import tracer
+import tracer  # noqa: E402
 
 STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ", "NET", "HALVE")
 PROGRAM_TIMEOUT_S = 600  # wall time: a loaded machine is slow, a hang is forever

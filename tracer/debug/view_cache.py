@@ -162,7 +162,7 @@ class ViewCache:
                 children = tuple((label, self.view(child, step)) for label, child in labelled[:_VIEW_CHILDREN])
         try:
             python_type = tracker.python_type().__name__
-        except Exception:
+        except Exception:  # noqa: BLE001 - a user's type may refuse python_type(); the view still draws
             python_type = "?"
         return _like(_BLANK, kind=tracker.kind(), text=tracker.short_repr(), python_type=python_type,
                      source=source, node=node.name if isinstance(node, torch.fx.Node) else None,

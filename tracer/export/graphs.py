@@ -58,7 +58,7 @@ def _shape_dtype(node: torch.fx.Node) -> tuple[list | None, str | None]:
     if isinstance(value, torch.Tensor):
         try:
             shape = [int(s) if isinstance(s, int) else str(s) for s in value.shape]
-        except Exception:  # symbolic sizes that refuse int(): keep the text
+        except Exception:  # noqa: BLE001 - symbolic sizes that refuse int(): keep the text
             shape = [str(s) for s in value.shape]
         return shape, str(value.dtype).replace("torch.", "")
     return None, None
@@ -161,7 +161,7 @@ def graph_dot(description: dict, name: str = "graph") -> str:
 def _resolve(module_name: str, qualname: str):
     try:
         obj = importlib.import_module(module_name)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a module that fails to import: the export leaves the name as text
         return None
     for part in qualname.split("."):
         obj = getattr(obj, part, None)

@@ -32,7 +32,7 @@ class GuardSet:
         from .native import NativeGuards
         try:
             self.native = NativeGuards(self.guards, code, f_locals, f_globals)
-        except Exception:  # a guard torch's tree cannot take: the generated Python check answers
+        except Exception:  # noqa: BLE001 - a guard torch's tree cannot take: the generated Python check answers
             self.native = None
         return self.native
 
@@ -54,11 +54,11 @@ class GuardSet:
         for guard in self.guards:
             try:
                 value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
-            except Exception as error:  # the path itself is gone: that is the failure
+            except Exception as error:  # noqa: BLE001 - the path itself is gone: that is the failure
                 return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
             try:
                 ok = check_one(guard, value)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
                 ok = False
             if not ok:
                 where = f"  # {guard.installed_at}" if guard.installed_at else ""

@@ -71,7 +71,7 @@ class NativeGuards:
             return
         try:
             value = node.source.get_value(f_locals, f_globals)
-        except Exception:  # the value is gone already: the Python test fails as it would
+        except Exception:  # noqa: BLE001 - the value is gone already: the Python test fails as it would
             value = None
         manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
@@ -115,7 +115,7 @@ class NativeGuards:
             base_value = value
             try:
                 value = link.get_value(f_locals, f_globals)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a link that cannot be read has no manager
                 value = None
             manager = self._accessor(link, manager, base_value, value)
             if manager is None:
@@ -169,7 +169,7 @@ def _python_leaf(guard, reads_source: bool):
     def test(value) -> bool:
         try:
             return check(value if reads_source else None)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
             return False
     return test
 
@@ -195,6 +195,6 @@ def _python_check(checks, f_locals, f_globals) -> bool:
         try:
             if not check(source.get_value(f_locals, f_globals)):
                 return False
-        except Exception:
+        except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
             return False
     return True

@@ -21,7 +21,7 @@ from .functional import handler_for
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
                     SliceVariable, TupleVariable, items_of)
-from .operators import OperatorGetterVariable, apply_operator, realized  # noqa: F401 (re-exported)
+from .operators import OperatorGetterVariable, apply_operator, realized
 from .tensor import TensorVariable
 
 # Every builtin function of the math module is pure: fold it on constant arguments.
