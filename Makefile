@@ -38,9 +38,10 @@ screen: qt
 	  echo "installing Xvfb, xdotool and openbox for the real-screen test"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(SCREEN_DEBS); }
 
-# The house rules a machine can check (pyproject.toml): ruff, then the suite.
+# The house rules a machine can check (pyproject.toml): ruff and the import-linter contracts, then the suite.
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 test: $(STAMP) lint browser screen
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
