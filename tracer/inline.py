@@ -14,7 +14,7 @@ import types
 from .exc import ObservedException, Unsupported
 from .source import AttrSource, GetItemSource, GlobalSource, ModuleSource
 from .stack_room import INLINE_RESERVE, room_below
-from .symbolic_convert import InstructionTranslator, _dispatch_table
+from .symbolic_convert import InstructionTranslator
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
@@ -222,5 +222,3 @@ class SuspendedGenerator:
         self.finished = True
         self.frame.output.suspended_frames.remove(self.frame)
 
-
-InliningInstructionTranslator.dispatch = _dispatch_table(InliningInstructionTranslator)

@@ -8,6 +8,7 @@ building, calls, jumps and loops.
 """
 from __future__ import annotations
 
+import dis
 import linecache
 import operator
 import types
@@ -50,6 +51,13 @@ INSTRUCTION_BUDGET = 2_000_000  # per trace, inlined calls included: an endless 
 
 class InstructionTranslator(ExceptionOpcodes):
     """Traces one frame: `run()` returns the tracker of the value the frame returns."""
+
+    dispatch: dict  # opname -> handler of this class (dispatch_table), installed per class
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's handlers (the inliner's RETURN_VALUE, YIELD_VALUE) are in its own table."""
+        super().__init_subclass__(**kwargs)
+        cls.dispatch = dispatch_table(cls)
 
     def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
                  break_at: int | None = None, closure: tuple | None = None):
@@ -634,16 +642,14 @@ def _formats_as_text(value: VariableTracker, conversion: int) -> bool:
         return False
 
 
-def _dispatch_table(cls=None) -> dict:
-    """opname -> handler, for every opcode of this Python that has one."""
-    import dis
+def dispatch_table(cls) -> dict:
+    """opname -> cls's handler, for every opcode of this Python that has one."""
     table = {}
     for name in dis.opname:
-        handler = getattr(cls or InstructionTranslator, name, None)
+        handler = getattr(cls, name, None)
         if callable(handler) and name.isupper():
             table[name] = handler
     return table
 
 
-_DISPATCH = _dispatch_table()
-InstructionTranslator.dispatch = _DISPATCH
+InstructionTranslator.dispatch = dispatch_table(InstructionTranslator)

@@ -20,7 +20,7 @@ from .dunder import python_dunder
 from .functional import handler_for
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
-                    SliceVariable, TupleVariable, items_of)
+                    SliceVariable, TupleVariable, hash_key, items_of)
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .tensor import TensorVariable
 
@@ -254,7 +254,6 @@ class BuiltinVariable(VariableTracker):
         return TupleVariable(tuple(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_dict(self, tx, obj=None, **kwargs):
-        from .dicts import _key
         entries = {}
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
@@ -265,15 +264,14 @@ class BuiltinVariable(VariableTracker):
                     if len(parts) != 2:
                         raise observed(ValueError(f"dictionary update sequence element #{i} has length "
                                                   f"{len(parts)}; 2 is required"))
-                    entries[_key(parts[0])] = parts[1]
+                    entries[hash_key(parts[0])] = parts[1]
         entries.update(kwargs)
         return ConstDictVariable(entries)
 
     def call_dict_fromkeys(self, tx, keys, value=None):
         """dict.fromkeys(keys, value): every key maps to the one `value` tracker (shared, like Python)."""
-        from .dicts import _key
         value = value if value is not None else ConstantVariable(None)
-        entries = {_key(k.realize()): value for k in self._sequence(tx, keys)}
+        entries = {hash_key(k.realize()): value for k in self._sequence(tx, keys)}
         return ConstDictVariable(entries, dict_cls=self.fn.__self__)  # defaultdict's: no default_factory
 
     def call_set(self, tx, obj=None):

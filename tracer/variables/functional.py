@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from ..exc import Unsupported
 from .constant import ConstantVariable
-from .dicts import ConstDictVariable, _key
+from .dicts import ConstDictVariable
 from .generator import GeneratorVariable
-from .lists import ListIteratorVariable, TupleVariable, items_of
+from .lists import ListIteratorVariable, TupleVariable, hash_key, items_of
 from .partial import partial_of
 
 
@@ -151,7 +151,7 @@ def _counts(tx, iterable=None, kwargs=None) -> dict:
             counts = dict(iterable.read_entries())
         else:
             for item in items_of(tx, iterable):
-                key = _key(item)
+                key = hash_key(item)
                 counts[key] = ConstantVariable(counts[key].as_python_constant() + 1 if key in counts else 1)
     counts.update(kwargs or {})
     return counts
