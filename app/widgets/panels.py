@@ -177,11 +177,6 @@ class CallStackPanel(TreePanel):
         self.model.set_items(items)
         self._fit_columns()
 
-    def set_current_depth(self, depth: int) -> None:
-        for item in self.model.items():
-            if item.payload == depth:
-                self.view.setCurrentIndex(self.model.index_of(item))
-
     def _item_clicked(self, item: RowItem) -> None:
         self.sig_frame_selected.emit(int(item.payload))
 

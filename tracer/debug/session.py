@@ -236,8 +236,7 @@ class Session:
         for frame in function.all_frames():
             for entry in frame.cache_entries:
                 for guard in entry.guards:
-                    root = guard.source.root() if guard.source is not None else None
-                    if root is not None and type(root).__name__ == "GlobalSource":
+                    if guard.source is not None and guard.source.is_global():
                         name = guard.source_name
                         if name not in names:
                             names.append(name)

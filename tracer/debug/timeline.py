@@ -108,6 +108,3 @@ class Timeline:
 
     def nodes_at(self, step: int) -> list[GraphNodeView]:
         return self.nodes[: self.snapshots[step].node_count]
-
-    def events_at(self, step: int) -> list[TimelineEvent]:
-        return [e for e in self.events if e.step == step]

@@ -536,8 +536,3 @@ class ListIteratorVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"iterator at {self.index}/{len(self.items)}"
-
-
-def is_sequence(v: VariableTracker) -> bool:
-    return isinstance(v, (BaseListVariable, RangeVariable)) or (
-        isinstance(v, ConstantVariable) and isinstance(v.value, (str, torch.Size)))

@@ -15,7 +15,6 @@ NumPy scalar or dtype passed to a NumPy function is passed by name.
 """
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 
 import torch
@@ -331,6 +330,3 @@ def ndarray_from_tensor(tx, tensor: TensorVariable, force: VariableTracker | Non
 def tensor_from_ndarray(tx, array: NumpyNdarrayVariable) -> VariableTracker:
     """`torch.from_numpy(a)` / `torch.as_tensor(a)` of an array in the graph: its tensor again."""
     return tx.output.call(tx, "call_function", torch.as_tensor, (array,), {})
-
-
-UNARY_OPERATORS = (operator.neg, operator.pos, operator.invert, abs)
