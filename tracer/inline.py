@@ -30,27 +30,11 @@ class InliningInstructionTranslator(InstructionTranslator):
 
     def __init__(self, parent: InstructionTranslator, code: types.CodeType, symbolic_locals: dict,
                  f_globals: dict, cells: dict, fn_var: VariableTracker):
-        self.parent = parent
-        self.depth = parent.depth + 1
-        self.fn_var = fn_var
-        self.code = code
-        from . import bytecode
-        self.decoded = bytecode.decode(code)
-        self.instructions = self.decoded.instructions
-        self.f_globals = f_globals
-        self.output = parent.output
-        self.hook = parent.hook
-        self.root = parent.root
-        self.stack = []
-        self.symbolic_locals = symbolic_locals
+        super().__init__(code, {}, f_globals, parent.output, hook=parent.hook, parent=parent)
+        self.symbolic_locals = symbolic_locals  # the callee's arguments, bound by the caller
         self.cells = cells
-        self.ip = 0
-        self.current = None
-        self.kw_names = ()
-        self.return_value = None
-        self.steps = 0
+        self.fn_var = fn_var
         self.global_root = _globals_root(f_globals, self.root.f_globals)
-        self.break_at = None
 
     def RETURN_GENERATOR(self, inst):
         self.push(ConstantVariable(None))  # what the generator is first resumed with

@@ -60,13 +60,16 @@ class InstructionTranslator(ExceptionOpcodes):
         cls.dispatch = dispatch_table(cls)
 
     def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
-                 break_at: int | None = None, closure: tuple | None = None):
+                 break_at: int | None = None, closure: tuple | None = None,
+                 parent: InstructionTranslator | None = None):
+        """The root translator (no parent) traces the compiled frame; a child, a call inlined into parent."""
         self.code = code
         self.decoded = bytecode.decode(code)
         self.instructions = self.decoded.instructions
         self.f_globals = f_globals
         self.output = output
-        output.tx = self
+        if parent is None:
+            output.tx = self  # the translator running now: inline.py hands it to a callee while it runs
         self.hook = hook
         self.stack: list[VariableTracker] = []
         self.symbolic_locals: dict[str, VariableTracker] = {
@@ -77,19 +80,20 @@ class InstructionTranslator(ExceptionOpcodes):
         self.kw_names: tuple[str, ...] = ()
         self.return_value: VariableTracker | None = None
         self.steps = 0
-        self.depth = 0
-        self.root = self
-        self.parent = None
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.root = self if parent is None else parent.root
+        self.parent = parent
         self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
         for name, real in zip(code.co_freevars, closure or ()):
             if name in self.symbolic_locals:  # the frame's free variables are real cells it shares
                 self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
                 output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
-        self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
-        if hook is not None:
-            output.on_guard = getattr(hook, "on_guard", None)
-            output.on_node = getattr(hook, "on_node", None)
+        if parent is None:
+            self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
+            if hook is not None:
+                output.on_guard = getattr(hook, "on_guard", None)
+                output.on_node = getattr(hook, "on_node", None)
 
     def global_source(self, name: str):
         return GlobalSource(name)
