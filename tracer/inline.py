@@ -21,6 +21,7 @@ from .variables.dicts import ConstDictVariable
 from .variables.generator import GeneratorVariable
 from .variables.lists import TupleVariable
 from .variables.user_functions import CellVariable
+from .variables.builtin import BuiltinVariable
 
 MAX_INLINE_DEPTH = 32
 
@@ -44,7 +45,6 @@ class InliningInstructionTranslator(InstructionTranslator):
 
     def GET_YIELD_FROM_ITER(self, inst):
         """`yield from it`: a generator or iterator stays itself, anything else becomes iter(it)."""
-        from .variables.builtin import BuiltinVariable
         self.push(BuiltinVariable(iter).call_function(self, [self.pop()], {}))
 
     def SEND(self, inst):
@@ -67,7 +67,6 @@ class InliningInstructionTranslator(InstructionTranslator):
         self.push(item)
 
     def global_source(self, name: str):
-        from .source import AttrSource
         if self.global_root is None:
             return GlobalSource(name)
         return AttrSource(self.global_root, name)

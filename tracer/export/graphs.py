@@ -20,6 +20,7 @@ import re
 import types
 
 import torch
+import importlib.util
 
 GRAPH_CLASS = "Graph"
 
@@ -220,7 +221,6 @@ def graph_python(gm: torch.fx.GraphModule, *, title: str = "") -> str:
 
 def load_graph_module(path: str) -> torch.nn.Module:
     """Import a file written by graph_python and return an instance of its Graph."""
-    import importlib.util
     spec = importlib.util.spec_from_file_location(f"standin_graph_{abs(hash(path))}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -17,10 +17,10 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import python_dunder
-from .functional import handler_for
+from .functional import handler_for, pull
 from .generator import GeneratorVariable
-from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
-                    SliceVariable, TupleVariable, hash_key, items_of)
+from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
+                    TupleVariable, hash_key, items_of, sorted_items, unique_items)
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .tensor import TensorVariable
 
@@ -166,7 +166,6 @@ class BuiltinVariable(VariableTracker):
         return SuperVariable(cls=cls.as_python_constant(), obj=obj)
 
     def call_sorted(self, tx, obj, **kwargs):
-        from .lists import sorted_items
         return ListVariable(tuple(sorted_items(tx, list(self._sequence(tx, obj)), kwargs)))
 
     def call_sum(self, tx, obj, start=None):
@@ -275,7 +274,6 @@ class BuiltinVariable(VariableTracker):
         return ConstDictVariable(entries, dict_cls=self.fn.__self__)  # defaultdict's: no default_factory
 
     def call_set(self, tx, obj=None):
-        from .lists import SetVariable, unique_items
         return SetVariable(unique_items(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_iter(self, tx, obj):
@@ -310,7 +308,6 @@ class BuiltinVariable(VariableTracker):
     def call_zip(self, tx, *seqs, strict=None):
         """Rows pulled as zip pulls them (left to right, stopping at the first exhausted iterator), so an
         endless iterator (itertools.count()) beside a list is fine."""
-        from .functional import pull
         if not any(isinstance(s, GeneratorVariable) for s in seqs):
             columns = [self._sequence(tx, s) for s in seqs]
         else:

@@ -19,7 +19,7 @@ from ..exc import Unsupported
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
 from .generator import GeneratorVariable
-from .lists import ListIteratorVariable, TupleVariable, hash_key, items_of
+from .lists import DequeVariable, ListIteratorVariable, TupleVariable, hash_key, items_of
 from .partial import partial_of
 
 
@@ -289,7 +289,6 @@ def call_dropwhile(tx, predicate, iterable):
 
 
 def call_deque(tx, iterable=None, maxlen=None):
-    from .lists import DequeVariable
     limit = _constant(maxlen)
     items = tuple(items_of(tx, iterable)) if iterable is not None else ()
     return DequeVariable(items[len(items) - limit:] if limit is not None and len(items) > limit else items,

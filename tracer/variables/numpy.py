@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .tensor import TensorVariable
@@ -220,7 +220,6 @@ class NumpyConstantVariable(VariableTracker):
         try:
             attr = getattr(self.value, name)
         except AttributeError as error:
-            from ..exc import observed
             raise observed(error) from error
         if isinstance(attr, np.generic):  # finfo(...).max is a NumPy scalar: its Python value
             attr = attr.item()
