@@ -13,6 +13,7 @@ import collections
 import enum
 import functools
 import inspect
+import math
 import types
 
 import torch
@@ -72,6 +73,7 @@ from .variables.numpy import (
     is_numpy_value,
 )
 from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
+from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
 from .variables.user_functions import UserFunctionVariable
@@ -136,6 +138,12 @@ def _build_value_or_sequence(tx, value, source: Source):
             guard(source, "TRUE_MATCH" if value else "FALSE_MATCH", value)
         elif isinstance(value, types.CodeType):
             guard(source, "ID_MATCH", value)
+        elif type(value) is int and tx.output.number_may_be_symbolic(source) \
+                and tx.output.shapes.number_is_dynamic(source, value):
+            return tx.output.add_symint_input(tx, source, value)  # automatic dynamic made it a symbol
+        elif type(value) is float and math.isfinite(value) and tx.output.number_may_be_symbolic(source) \
+                and tx.output.shapes.number_is_dynamic(source, value):
+            return tx.output.add_symfloat_input(tx, source, value)  # a float Dynamo would not specialise
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
@@ -215,6 +223,7 @@ def _build_module_or_wrapper(tx, value, source: Source):
     if isinstance(value, torch.nn.Module):
         tx.output.note_source(value, source)
         guard(source, "TYPE_MATCH", type(value))
+        tx.output.module_sources.add(source.name())  # what is read through it keeps static shapes
         return NNModuleVariable(value, source=source)
     if isinstance(value, functools.partial):
         guard(source, "TYPE_MATCH", functools.partial)
@@ -302,6 +311,8 @@ def _build_callable_or_object(tx, value, source: Source):
         return SkippedFunctionVariable(value, source=source)
     tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
     guard(source, "TYPE_MATCH", type(value))
+    if is_optimizer(value):
+        return OptimizerVariable(value, source=source)
     return UserDefinedObjectVariable(value, source=source)
 
 

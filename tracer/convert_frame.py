@@ -22,9 +22,10 @@ from . import trace_rules
 from .break_code import BreakCode, break_site, emit_break
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
-from .exc import InternalTracerWarning, Unsupported, UserLocation
+from .exc import InternalTracerWarning, Unsupported, UserError, UserLocation
 from .guards import GuardSet
 from .output_graph import OutputGraph
+from .shapes.env import tracking_for
 from .source import Source
 from .symbolic_convert import InstructionTranslator
 from .trace_end import TraceEnd
@@ -57,6 +58,8 @@ class CacheEntry:
     graph_break: GraphBreak | None = None
     resume_functions: list = field(default_factory=list)
     hits: int = 0
+    became_dynamic: list = field(default_factory=list)  # BecameDynamic: what automatic dynamic made symbolic here
+    shapes: object = None  # the trace's ShapeTracking (symbols, why each dimension is symbolic), or None
 
     def run(self, original, args, kwargs):
         self.hits += 1
@@ -101,7 +104,8 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
     for attempt in (1, 2):
         torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
         _notify(hook, "on_trace_start", owner.code.co_name, compile_id, attempt)
-        output = OutputGraph()
+        output = OutputGraph(shapes=tracking_for(owner.dynamic, owner.automatic_dynamic, compile_id, f_locals,
+                                                 f_globals, code.co_names))
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at,
                                    closure=closure)
         try:
@@ -138,6 +142,9 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             if owner.fullgraph:
                 raise
             return eager_entry(owner, compile_id, str(error))
+        except UserError as error:  # the user's own contradiction (a mark_dynamic size the code specialises)
+            _notify(hook, "on_trace_end", f"error: {error}", TraceEnd.ERROR)
+            raise
         except Exception as error:  # noqa: BLE001 - a bug of ours: the frame runs eagerly with the error named
             _notify(hook, "on_trace_end", f"internal error: {error}", TraceEnd.INTERNAL_ERROR)
             return internal_error(owner, compile_id, error)
@@ -189,8 +196,8 @@ def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheE
     output_nodes = _collect(owner, output, emit)
     output.graph.output(tuple(output_nodes))
     output.prune()
-    if output.count_calls() == 0 and not owner.fullgraph:
-        # As Dynamo: a frame with no graph operation is skipped for good.
+    if output.count_calls() == 0 and not output_nodes and not owner.fullgraph:
+        # As Dynamo: a frame with no graph operation (and no symbolic size to hand back) is skipped for good.
         return eager_entry(owner, compile_id, "No ops traced for the FX graph: the frame is skipped "
                                               "and runs eagerly from now on")
     return _finish(owner, compile_id, output, output_nodes, emit)
@@ -261,7 +268,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     graphs, compiled = [], None
     cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
-    if output.count_calls() > 0:
+    if output.count_calls() > 0 or output_nodes:  # as Dynamo: a graph may only pass symbolic sizes through
         gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
         gm.meta["compile_id"] = compile_id
         example_inputs = [graph_input.example for graph_input in output.inputs.values()]
@@ -285,4 +292,5 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         code=new_code,
         original_code=owner.code,
         function=function,
+        shapes=output.shapes,
     )

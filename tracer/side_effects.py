@@ -70,6 +70,9 @@ class SideEffects:
         if tracker.source is not None:
             self.containers[tracker.mutation_id] = tracker
 
+    def is_mutated(self, tracker) -> bool:
+        return getattr(tracker, "mutation_id", None) in self.containers
+
     def track_container(self, value, tracker):
         """Remember the tracker of an outside list or dict, so every path to it shares one identity."""
         self.tracked[id(value)] = (value, tracker)

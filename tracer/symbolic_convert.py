@@ -30,6 +30,7 @@ from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, S
                               hash_key, unique_items)
 from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable, UserDefinedClassVariable
+from .variables.sym import SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 
@@ -113,6 +114,8 @@ class InstructionTranslator(ExceptionOpcodes):
     def run(self) -> VariableTracker | None:
         """The tracker of the returned value, or None when stopped at `break_at`."""
         dispatch = self.dispatch
+        shapes = self.output.shapes
+        facts = shapes.log if shapes is not None else None  # ShapeEnv facts get the instruction that made them
         while self.return_value is None:
             inst = self.instructions[self.ip]
             self.current = inst
@@ -140,6 +143,8 @@ class InstructionTranslator(ExceptionOpcodes):
                     raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
             except Unsupported as error:
                 raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
+            if facts is not None and facts.active():
+                facts.stamp(self)
         return self.return_value
 
     # ---- where we are ---------------------------------------------------------------
@@ -478,8 +483,12 @@ class InstructionTranslator(ExceptionOpcodes):
         conversion, has_spec = bytecode.format_conversion(inst)
         spec = self.pop().as_python_constant() if has_spec else ""
         value = self.pop().realize()
+        if isinstance(value, SymNodeVariable):  # as Dynamo: a string needs the value, guarded
+            value = ConstantVariable(value.specialize(f"formatting {value.expr()} into a string needs its value", self))
         if not value.is_python_constant() and not spec and _formats_as_text(value, inst.arg & 0x03):
             # f"{obj}" / f"{obj!r}" of a user object: its __str__ / __repr__, traced
+            if inst.arg & 0x03 == 0 and hasattr(value, "guard_class_lacks"):
+                value.guard_class_lacks(self, "__format__")  # a class that gains one formats differently
             value = BuiltinVariable(repr if inst.arg & 0x03 == 2 else str).call_function(self, [value], {})
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")

@@ -53,7 +53,7 @@ class GuardEditor(QWidget):
     sig_prediction = Signal(str)  # the prediction text after every edit, undo or call
     sig_called = Signal(object)  # a tracer.debug.CallOutcome, once shown (its .timelines hold the new traces)
     sig_edit_applied = Signal(str, str)  # (path, repr of the new value)
-    sig_call_requested = Signal(object)  # the CompiledFunction to call again with its last arguments
+    sig_call_requested = Signal(object, object)  # (CompiledFunction, new argument shapes or None): call again
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -164,6 +164,12 @@ class GuardEditor(QWidget):
         self.prediction_view.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.prediction_view.setFixedHeight(self.prediction_view.fontMetrics().lineSpacing() * PREDICTION_LINES + 16)
 
+        self.shapes_edit = QLineEdit()  # what-if with tensors of new shapes: the dynamic-shape question
+        self.shapes_edit.setPlaceholderText("new argument shapes, e.g. x=6x2 (empty: the last call's)")
+        self.shapes_edit.setFont(mono)
+        self.shapes_edit.setToolTip("Predict and call again with fresh tensors of these shapes")
+        self.shapes_edit.editingFinished.connect(lambda: self.set_shapes(self.shapes_edit.text()))
+
         self.call_button = QPushButton("Call again")
         self.call_button.setToolTip("Call the function with its last arguments and see what the cache does")
         self.call_button.clicked.connect(self.call_again)
@@ -185,6 +191,7 @@ class GuardEditor(QWidget):
 
         next_box = QGroupBox("Next call")
         next_layout = QVBoxLayout(next_box)
+        next_layout.addWidget(self.shapes_edit)
         next_layout.addWidget(self.prediction_view)
         next_layout.addLayout(actions)
         next_layout.addWidget(self.outcome_view, 1)
@@ -281,7 +288,7 @@ class GuardEditor(QWidget):
         if not self.model.ready or self._busy:
             return None
         self.set_busy(True)
-        self.sig_call_requested.emit(self.model.function)
+        self.sig_call_requested.emit(self.model.function, self.model.shapes or None)
         return None
 
     def set_busy(self, busy: bool) -> None:
@@ -327,6 +334,17 @@ class GuardEditor(QWidget):
 
     def row(self, path: str) -> GlobalRow | None:
         return next((r for r in self._rows if r.path == path), None)
+
+    def set_shapes(self, text: str) -> str:
+        """Ask the prediction (and the next call) for tensors of new shapes ("x=6x2"); returns the prediction."""
+        if self.shapes_edit.text() != text:
+            self.shapes_edit.setText(text)
+        try:
+            self.model.set_shapes(text)
+        except ValueError as error:
+            self._show_prediction(f"cannot predict: {error}", PREDICTION_NONE)
+            return self.prediction_text()
+        return self.predict()
 
     def prediction_text(self) -> str:
         return self.prediction_view.toPlainText()

@@ -282,16 +282,20 @@ class CachePanel(TreePanel):
         reasons = {cid: reason.replace(base, "") for cid, reason in recompile_reasons(frame).items()}
         for entry in frame.cache_entries:
             detail, error = "", False
+            if entry.became_dynamic:  # when and why a dimension went dynamic: first, it is the news
+                detail = "; ".join(map(str, entry.became_dynamic))
             if entry.compile_id in reasons:
-                detail = f"recompiled: {reasons[entry.compile_id]}"
+                detail = _join(detail, f"recompiled: {reasons[entry.compile_id]}")
             if entry.graph_break is not None:
                 detail, error = _join(detail, f"graph break: {entry.graph_break.reason.replace(base, '')}"), True
             if entry.eager_reason:
                 detail, error = _join(detail, f"eager: {entry.eager_reason}"), True
-            node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
-                              str(len(entry.graphs)), detail.splitlines()[0] if detail else ""),
-                             payload=(name, entry.compile_id), error=error,
-                             tooltip=(detail + "\n" if detail else "") + "double-click: open its trace"))
+            row = node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
+                                    str(len(entry.graphs)), detail.splitlines()[0] if detail else ""),
+                                   payload=(name, entry.compile_id), error=error,
+                                   tooltip=(detail + "\n" if detail else "") + "double-click: open its trace"))
+            for text in symbol_lines(entry):
+                row.add(RowItem(("symbol", "", "", "", text), dim=True, tooltip=text))
         if frame.compile_events:
             events = node.add(RowItem(("events", "", "", "", f"{len(frame.compile_events)}"), dim=True))
             for event in frame.compile_events:
@@ -315,6 +319,14 @@ class CachePanel(TreePanel):
 
 def _join(first: str, second: str) -> str:
     return f"{first}; {second}" if first else second
+
+
+def symbol_lines(entry) -> list[str]:
+    """`s77 = L['x'].size()[0], seen 3, range [2, 4]` for each symbol of an entry's trace."""
+    shapes = getattr(entry, "shapes", None)
+    if shapes is None:
+        return []
+    return [f"{s.name} = {s.source}, seen {s.value}, range {s.range}" for s in shapes.symbols()]
 
 
 # ---- 7: graph breaks ------------------------------------------------------------------------------------

@@ -217,7 +217,7 @@ def test_data_dependent_branch_is_reported():
 
 def test_cache_limit_falls_back_to_eager_with_a_warning():
     backend = Counter()
-    opt = tracer.compile(lambda x, n: x + n, backend=backend, cache_size_limit=2)
+    opt = tracer.compile(lambda x, n: x + n, backend=backend, cache_size_limit=2, dynamic=False)
     x = torch.ones(2)
     opt(x, 1)
     opt(x, 2)

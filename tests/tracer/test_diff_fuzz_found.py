@@ -37,3 +37,51 @@ def test_del_of_a_missing_key_raises_the_programs_key_error():
         warnings.simplefilter("error", tracer.InternalTracerWarning)  # it was an internal error
         with pytest.raises(KeyError, match="'b'"):
             opt(torch.ones(2), {"a": 1.0})
+
+
+# ---- found by probing beside the fuzzer; real Dynamo answers these wrong too, so eager is the oracle ----
+
+ORDERED = __import__("collections").OrderedDict(a=1.0, b=2.0)
+
+
+def first_key_of_an_ordered_dict(x):
+    return x + (list(ORDERED)[0] == "a") + len(ORDERED)
+
+
+def test_an_ordered_dict_reordered_between_calls_is_read_in_its_new_order():
+    tracer.reset()
+    opt = tracer.compile(first_key_of_an_ordered_dict)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), first_key_of_an_ordered_dict(x))
+    ORDERED.move_to_end("a")  # the order OrderedDict iterates changes; the dict under it does not
+    try:
+        torch.testing.assert_close(opt(x), first_key_of_an_ordered_dict(x))
+        torch.testing.assert_close(opt(x), first_key_of_an_ordered_dict(x))
+        assert len(opt.cache_entries) == 2  # one per order, not a recompile on every call
+    finally:
+        ORDERED.move_to_end("b")
+
+
+class Formatted:
+    def __str__(self):
+        return "ab"
+
+
+FORMATTED = Formatted()
+
+
+def f_string_of_a_user_object(x):
+    return x + len(f"{FORMATTED}")  # str() while the class has no __format__ of its own
+
+
+def test_an_f_string_sees_a_format_method_the_class_gains_between_calls():
+    tracer.reset()
+    opt = tracer.compile(f_string_of_a_user_object)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), x + 2)
+    Formatted.__format__ = lambda self, spec: "abcdefg"
+    try:
+        torch.testing.assert_close(opt(x), f_string_of_a_user_object(x))
+    finally:
+        del Formatted.__format__
+    torch.testing.assert_close(opt(x), x + 2)

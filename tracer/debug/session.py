@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..eval_frame import CompiledFunction, FrameNumbers, numbered_by
 from ..exc import ScriptExit, ScriptStopped, UserError
-from ..guards.whatif import Prediction, StateEditor, predict
+from ..guards.whatif import Prediction, StateEditor, predict, reshaped
 from ..script import run_script
 from .recorder import Recorder, record
 from .timeline import Timeline
@@ -242,17 +242,22 @@ class Session:
                             names.append(name)
         return names
 
-    def predict(self, function: CompiledFunction) -> Prediction:
-        if function.last_call is None:
-            raise UserError(f"{function.fn.__name__} has not been called yet")
-        args, kwargs = function.last_call
-        return predict(function, args, kwargs)
+    def predict(self, function: CompiledFunction, shapes: dict | None = None) -> Prediction:
+        """Which entry the last call would run now; `shapes` ({"x": (6, 2)}) asks with new tensor shapes."""
+        return predict(function, *self._last_call(function, shapes))
 
-    def call_again(self, function: CompiledFunction) -> CallOutcome:
-        """Call with the last arguments; report a hit or the recompile and its reason."""
+    def _last_call(self, function: CompiledFunction, shapes: dict | None) -> tuple[tuple, dict]:
         if function.last_call is None:
             raise UserError(f"{function.fn.__name__} has not been called yet")
         args, kwargs = function.last_call
+        try:
+            return reshaped(function, args, kwargs, shapes or {})
+        except (TypeError, ValueError) as error:
+            raise UserError(f"cannot give {function.fn.__qualname__} those shapes: {error}") from error
+
+    def call_again(self, function: CompiledFunction, shapes: dict | None = None) -> CallOutcome:
+        """Call with the last arguments (tensors of new `shapes` if given); report a hit or the recompile."""
+        args, kwargs = self._last_call(function, shapes)
         frames_before = {id(f): len(f.compile_events) for f in function.all_frames()}
         timelines_before = len(self.recorder.timelines)
         calls_before = len(function.calls)

@@ -227,6 +227,13 @@ def load_graph_module(path: str) -> torch.nn.Module:
     return getattr(module, GRAPH_CLASS)()
 
 
+def _hint(value):
+    if isinstance(value, (torch.SymInt, torch.SymBool)):
+        from torch.fx.experimental.symbolic_shapes import guarding_hint_or_throw
+        return guarding_hint_or_throw(value)
+    return value
+
+
 def example_inputs(gm: torch.fx.GraphModule, seed: int = 0) -> list:
     """Real inputs shaped like the placeholders' example values (random tensors, the ints as recorded)."""
     generator = torch.Generator().manual_seed(seed)
@@ -235,8 +242,11 @@ def example_inputs(gm: torch.fx.GraphModule, seed: int = 0) -> list:
         if node.op != "placeholder":
             continue
         value = node.meta.get("example_value", node.meta.get("val"))
+        if isinstance(value, (torch.SymInt, torch.SymBool)):
+            inputs.append(_hint(value))  # the value the symbol had when traced, without guarding it
+            continue
         if isinstance(value, torch.Tensor):
-            shape = [int(s) for s in value.shape]
+            shape = [_hint(s) for s in value.shape]
             if value.dtype.is_floating_point or value.dtype.is_complex:
                 tensor = torch.randn(shape, generator=generator).to(value.dtype)
             elif value.dtype == torch.bool:

@@ -127,10 +127,19 @@ def _entry_json(frame, entry, frame_dir: str) -> dict:
             "user_stack": [location_json(loc) for loc in brk.user_stack]},
         "guards": [guard_to_json(g) for g in guards],
         "guard_tree": source_tree(guards),
+        "shapes": _shapes_json(entry),
         "graphs": graphs,
         "bytecode": {"original": disassemble(entry.original_code or frame.code),
                      "rewritten": disassemble(entry.code)},
     }
+
+
+def _shapes_json(entry) -> dict | None:
+    """The entry's symbols, why each input dimension is symbolic or static, and what became dynamic."""
+    shapes = getattr(entry, "shapes", None)
+    if shapes is None:
+        return None
+    return {**shapes.describe(), "became_dynamic": [str(change) for change in entry.became_dynamic]}
 
 
 def graph_title(frame, entry, index: int) -> str:

@@ -40,11 +40,14 @@ class NativeGuards:
         self._locals = {name: i for i, name in enumerate(code_framelocals_names(code))}
         self._globals = None
         self._modules = None
-        state, roots = build_tree(guards)
+        frame_guards = [g for g in guards if kind_of(g).reads_frame]  # the shape guards read L and G
+        state, roots = build_tree([g for g in guards if not kind_of(g).reads_frame])
         for guard in state:
             self._leaf(self.root, guard, None)
         for node in roots.values():
             self._node(node, None, None, f_locals, f_globals)
+        for guard in frame_guards:
+            self._frame_leaf(guard)
         self.probing = False  # a check asked from Python (what-if, a failure's reason), not a lookup
 
     def probe(self, f_locals: dict) -> bool:
@@ -144,6 +147,17 @@ class NativeGuards:
         self.root.add_lambda_guard(check, [f"{g.expr}" for g in guards], None)
 
     # ---- leaves --------------------------------------------------------------------------
+    def _frame_leaf(self, guard) -> None:
+        """A guard over the whole frame (a SHAPE_ENV guard: sizes of several inputs) as a root lambda."""
+        holds, f_globals = guard.expected.holds, self.f_globals
+
+        def check(f_locals) -> bool:
+            try:
+                return holds(f_locals, f_globals)
+            except Exception:  # noqa: BLE001 - an input is not a tensor any more: the guard fails
+                return False
+        self.root.add_lambda_guard(check, [guard.expr], None)
+
     def _leaf(self, manager, guard, value) -> None:
         verbose = [guard.expr]
         kind = kind_of(guard)

@@ -22,6 +22,7 @@ from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
                     TupleVariable, hash_key, items_of, sorted_items, unique_items)
 from .operators import OperatorGetterVariable, apply_operator, realized
+from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
 
 # Every builtin function of the math module is pure: fold it on constant arguments.
@@ -76,6 +77,10 @@ class BuiltinVariable(VariableTracker):
         args = realized(args)
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         name = getattr(self.fn, "__name__", "")
+        if not kwargs and any(isinstance(a, SymNodeVariable) for a in args):
+            result = sym_builtin(tx, self.fn, args)  # int()/float()/max()/min()/abs() of a symbolic size
+            if result is not None:
+                return result
         modelled = handler_for(self.fn)
         if modelled is not None and _takes(modelled, 1, len(args), tuple(kwargs)):
             return modelled(tx, *args, **kwargs)
@@ -117,7 +122,7 @@ class BuiltinVariable(VariableTracker):
         if isinstance(obj, TensorVariable):
             if obj.example.dim() == 0:
                 raise Unsupported("len() of a 0-d tensor")
-            return ConstantVariable(int(obj.example.shape[0]))
+            return obj.call_method(tx, "__len__", [], {})  # a symbolic size stays symbolic
         if isinstance(obj, (BaseListVariable, ConstDictVariable, DictViewVariable)):
             return obj.call_method(tx, "__len__", [], {})  # without realizing (and guarding) the items
         return obj.call_method(tx, "__len__", [], {}) if not obj.is_python_constant() else None
@@ -235,7 +240,8 @@ class BuiltinVariable(VariableTracker):
             raise
 
     def call_range(self, tx, *args):
-        return RangeVariable(range(*[a.as_python_constant() for a in args]))
+        return RangeVariable(range(*[a.specialize(f"range() needs a plain int, not {a.expr()}", tx)
+                                     if isinstance(a, SymNodeVariable) else a.as_python_constant() for a in args]))
 
     def call_slice(self, tx, *args):
         parts = list(args) + [ConstantVariable(None)] * (3 - len(args))

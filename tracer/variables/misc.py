@@ -432,7 +432,7 @@ class UserDefinedObjectVariable(VariableTracker):
             if not result.is_python_constant():
                 raise Unsupported(f"{cls.__qualname__}.{name}() returned {result.describe()}")
             return bool(result.as_python_constant())
-        self._guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
+        self.guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
         return True
 
     def has_unpack_var_sequence(self, tx) -> bool:
@@ -449,7 +449,7 @@ class UserDefinedObjectVariable(VariableTracker):
         if not self.has_unpack_var_sequence(tx):
             return super().unpack_var_sequence(tx)
         return self.call_method(tx, "keys", [], {}).unpack_var_sequence(tx)
-    def _guard_class_lacks(self, tx, *names: str) -> None:
+    def guard_class_lacks(self, tx, *names: str) -> None:
         """The user classes in type(self)'s MRO still define none of `names` (a built-in's dict is fixed)."""
         cls_var = self.class_variable()
         if cls_var.source is None:

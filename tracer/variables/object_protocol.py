@@ -251,8 +251,10 @@ def outside_items(tx, obj):
         raise Unsupported(f"reading the items of {obj.describe()}, a {cls.__qualname__} from outside "
                           f"({'it overrides keys()' if obj.source is not None else 'no source'})")
     value = obj.value
+    # in the order the class's own C keys() gives (OrderedDict's is not the dict's under it after
+    # move_to_end): the order the guard checks and the program iterates
     entries = {key: build_lazy(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key))
-               for key in dict.keys(value)}
+               for key in cls.keys(value)}
     tx.output.install_guard(obj.source, "DICT_KEYS_MATCH", tuple(entries))
     return ConstDictVariable(entries)
 
