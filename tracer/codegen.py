@@ -16,6 +16,7 @@ import types
 
 import bytecode as bc
 import torch
+import functools
 from torch._C._dynamo.eval_frame import set_eval_frame
 
 from .bytecode import plain_function_flags
@@ -233,7 +234,6 @@ class PyCodegen:
             self.emit("PRECALL", 0)
             self.emit("CALL", 0)
         elif isinstance(var, FunctoolsPartialVariable):
-            import functools
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
         elif isinstance(var, ExceptionVariable):
             self._exception(var)

@@ -32,6 +32,8 @@ from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserErr
 from .bytecode import decode, has_var_parameters
 from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import make_resume_code, origin_index, resume_prologue_length
+from .guards.report import report_text
+from .guards.whatif import predict
 from .shapes import AutomaticDynamic, check_dynamic
 
 _frame_ids: dict[types.CodeType, int] = {}
@@ -341,12 +343,10 @@ class CompiledFunction:
 
     def what_if(self, *args, **kwargs):
         """Which entry would run for this call, or which guards would fail — without calling."""
-        from .guards.whatif import predict
         return predict(self, *self._with_partial(args, kwargs))
 
     def guard_report(self, entry=None) -> str:
         """The guards of an entry (default: the newest) as TORCH_LOGS=guards prints them."""
-        from .guards.report import report_text
         entry = entry or self.cache_entries[-1]
         return report_text(entry)
 

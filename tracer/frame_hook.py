@@ -168,7 +168,7 @@ def _restore(callback, root, token) -> None:
             _current.root = root
             _leave_region(token)
             break
-        except BaseException as error:  # noqa: B902 - re-raised below, once all are back
+        except BaseException as error:  # noqa: BLE001 - re-raised below, once all are back
             pending = error
     if pending is not None:
         raise pending

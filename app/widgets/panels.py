@@ -31,7 +31,7 @@ def _location(filename: str, line) -> str:
 
 
 class _PaddedDelegate(QStyledItemDelegate):
-    def sizeHint(self, option, index):
+    def sizeHint(self, option, index):  # noqa: N802 - Qt override
         hint = super().sizeHint(option, index)
         return QSize(hint.width(), hint.height() + ROW_PADDING)
 
@@ -176,11 +176,6 @@ class CallStackPanel(TreePanel):
                                  tooltip=f"{frame.filename}:{frame.line} in {frame.function}"))
         self.model.set_items(items)
         self._fit_columns()
-
-    def set_current_depth(self, depth: int) -> None:
-        for item in self.model.items():
-            if item.payload == depth:
-                self.view.setCurrentIndex(self.model.index_of(item))
 
     def _item_clicked(self, item: RowItem) -> None:
         self.sig_frame_selected.emit(int(item.payload))

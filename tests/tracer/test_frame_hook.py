@@ -73,7 +73,7 @@ def test_the_hook_is_gone_after_a_return_and_after_a_raise():
     assert native.get_eval_frame_isolate_recompiles_id() == region
 
     def raises(x):
-        y = x + 1
+        x = x + 1
         raise KeyboardInterrupt("stop")
 
     with pytest.raises(KeyboardInterrupt):

@@ -60,7 +60,7 @@ def _version() -> str:
     try:
         from importlib.metadata import version
         return version("standin")
-    except Exception:
+    except Exception:  # noqa: BLE001 - an uninstalled source tree: the report still writes
         return "0+unknown"
 
 
@@ -80,7 +80,7 @@ def disassemble(code) -> str | None:
     buffer = io.StringIO()
     try:
         dis.dis(code, file=buffer)
-    except Exception as error:  # synthetic code dis cannot read: say so rather than fail the export
+    except Exception as error:  # noqa: BLE001 - synthetic code dis cannot read: say so rather than fail the export
         buffer.write(f"\n<dis failed: {type(error).__name__}: {error}>\n")
     return buffer.getvalue()
 

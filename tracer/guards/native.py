@@ -80,7 +80,7 @@ class NativeGuards:
             return
         try:
             value = node.source.get_value(f_locals, f_globals)
-        except Exception:  # the value is gone already: the Python test fails as it would
+        except Exception:  # noqa: BLE001 - the value is gone already: the Python test fails as it would
             value = None
         manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
@@ -140,7 +140,7 @@ class NativeGuards:
             base_value = value
             try:
                 value = link.get_value(f_locals, f_globals)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a link that cannot be read has no manager
                 value = None
             manager = self._accessor(link, manager, base_value, value)
             if manager is None:
@@ -176,7 +176,7 @@ class NativeGuards:
         def check(f_locals) -> bool:
             try:
                 return holds(f_locals, f_globals)
-            except Exception:  # an input is not a tensor any more: the guard fails
+            except Exception:  # noqa: BLE001 - an input is not a tensor any more: the guard fails
                 return False
         self.root.add_lambda_guard(check, [guard.expr], None)
 
@@ -218,7 +218,7 @@ def _python_leaf(guard, reads_source: bool):
     def test(value) -> bool:
         try:
             return check(value if reads_source else None)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
             return False
     return test
 
@@ -244,6 +244,6 @@ def _python_check(checks, f_locals, f_globals) -> bool:
         try:
             if not check(source.get_value(f_locals, f_globals)):
                 return False
-        except Exception:
+        except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
             return False
     return True
