@@ -63,6 +63,12 @@ EQUIVALENT: dict[str, str] = {
     "tracer.side_effects.xǁSideEffectsǁoutside_effects__mutmut_1[01]":
         "the kind 'global' is renamed: its only reader (codegen's stage_side_effects and "
         "apply_side_effects) tests for 'setattr' and 'container' and takes any other kind as a global",
+    "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
+        "check asks the generated Python check instead of the native tree: both hold the same guards "
+        "and give the same answer (test_source_guards and test_guard_engine check each against hand "
+        "labels); the frame hook's lookup runs the native tree itself, never GuardSet.check",
+    "tracer.guards.compiled.xǁGuardSetǁfirst_failure__mutmut_15":
+        "ok = None instead of False where a check raised: the next line tests `not ok`, and None is as false",
 }
 
 # What each of mutmut's exit statuses means for the score.

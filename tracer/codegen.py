@@ -16,11 +16,13 @@ import types
 
 import bytecode as bc
 import torch
+import functools
 from torch._C._dynamo.eval_frame import set_eval_frame
 
 from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
+from .shapes.graph import reads_float_input
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
@@ -180,6 +182,8 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
+        elif isinstance(var, SymNodeVariable) and var.source is not None and reads_float_input(var.node):
+            var.source.reconstruct(self)  # a float argument kept as it came: itself again, as in Dynamo
         elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
             self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
             self.emit("LOAD_METHOD", "item")
@@ -230,7 +234,6 @@ class PyCodegen:
             self.emit("PRECALL", 0)
             self.emit("CALL", 0)
         elif isinstance(var, FunctoolsPartialVariable):
-            import functools
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
         elif isinstance(var, ExceptionVariable):
             self._exception(var)

@@ -28,6 +28,7 @@ from .output_graph import OutputGraph
 from .shapes.env import tracking_for
 from .source import Source
 from .symbolic_convert import InstructionTranslator
+from .trace_end import TraceEnd
 from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
 
 
@@ -57,6 +58,9 @@ class CacheEntry:
     graph_break: GraphBreak | None = None
     resume_functions: list = field(default_factory=list)
     hits: int = 0
+    # False once torch runs this code as it is for good (an entry that always runs the original):
+    # its later calls never reach Standin, so `hits` stops at the compiling call
+    hits_counted: bool = True
     became_dynamic: list = field(default_factory=list)  # BecameDynamic: what automatic dynamic made symbolic here
     shapes: object = None  # the trace's ShapeTracking (symbols, why each dimension is symbolic), or None
 
@@ -115,19 +119,19 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
         except Unsupported as error:
             _notify(hook, "on_graph_break", str(error))
             if owner.fullgraph:
-                _notify(hook, "on_trace_end", f"error: {error.reason}")
+                _notify(hook, "on_trace_end", f"error: {error.reason}", TraceEnd.ERROR)
                 raise
             if break_at is None and tx.current is not None:
                 break_at, first_error = tx.current.index, error
-                _notify(hook, "on_trace_end", "restarting to stop before the graph break")
+                _notify(hook, "on_trace_end", "restarting to stop before the graph break", TraceEnd.RESTARTING)
                 continue
-            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
             return eager_entry(owner, compile_id, str(error))
-        except Exception as error:  # a bug of ours: never the user's problem
-            _notify(hook, "on_trace_end", f"internal error: {error}")
+        except Exception as error:  # noqa: BLE001 - a bug of ours: never the user's problem
+            _notify(hook, "on_trace_end", f"internal error: {error}", TraceEnd.INTERNAL_ERROR)
             return internal_error(owner, compile_id, error)
         except BaseException as error:  # stopped from outside (Ctrl+C, a session's Stop): say so, then go
-            _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})")
+            _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})", TraceEnd.STOPPED)
             raise
         if result is None:  # stopped before the instruction that broke the first attempt
             _notify(hook, "on_graph_break", str(first_error))
@@ -137,19 +141,20 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             else:
                 entry = compile_return(owner, compile_id, tx, output, result)
         except Unsupported as error:
-            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
             if owner.fullgraph:
                 raise
             return eager_entry(owner, compile_id, str(error))
         except UserError as error:  # the user's own contradiction (a mark_dynamic size the code specialises)
-            _notify(hook, "on_trace_end", f"error: {error}")
+            _notify(hook, "on_trace_end", f"error: {error}", TraceEnd.ERROR)
             raise
-        except Exception as error:
-            _notify(hook, "on_trace_end", f"internal error: {error}")
+        except Exception as error:  # noqa: BLE001 - a bug of ours: the frame runs eagerly with the error named
+            _notify(hook, "on_trace_end", f"internal error: {error}", TraceEnd.INTERNAL_ERROR)
             return internal_error(owner, compile_id, error)
         outcome = entry.eager_reason or (f"graph break: {first_error.reason}" if result is None
                                          else f"returned; {len(entry.graphs)} graph(s)")
-        _notify(hook, "on_trace_end", outcome)
+        ending = TraceEnd.EAGER if entry.eager_reason else TraceEnd.GRAPH_BREAK if result is None else TraceEnd.COMPILED
+        _notify(hook, "on_trace_end", outcome, ending)
         return entry
     return eager_entry(owner, compile_id, str(first_error))
 

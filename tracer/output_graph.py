@@ -191,9 +191,13 @@ class OutputGraph:
     def reads_through_module(self, source: Source) -> bool:
         return any(link.name() in self.module_sources for link in source.chain()[:-1])
 
-    def number_may_be_symbolic(self, source: Source) -> bool:
-        """As Dynamo: an int or float from the frame's locals (not a global's, not a module's) may become a symbol."""
+    def int_may_be_symbolic(self, source: Source) -> bool:
+        """As Dynamo: an int from the frame's locals (not a global's, not a module's) may become a symbol."""
         return self.shapes is not None and not source.is_global() and not self.reads_through_module(source)
+
+    def float_may_be_symbolic(self, source: Source) -> bool:
+        """As Dynamo: a float from anywhere (a global, a module's attribute too) may become a symbol."""
+        return self.shapes is not None
 
     # ---- operations -------------------------------------------------------------
     def call(self, tx, op: str, target, args: tuple, kwargs: dict) -> VariableTracker:

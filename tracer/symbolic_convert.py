@@ -8,6 +8,7 @@ building, calls, jumps and loops.
 """
 from __future__ import annotations
 
+import dis
 import linecache
 import operator
 import types
@@ -52,14 +53,24 @@ INSTRUCTION_BUDGET = 2_000_000  # per trace, inlined calls included: an endless 
 class InstructionTranslator(ExceptionOpcodes):
     """Traces one frame: `run()` returns the tracker of the value the frame returns."""
 
+    dispatch: dict  # opname -> handler of this class (dispatch_table), installed per class
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's handlers (the inliner's RETURN_VALUE, YIELD_VALUE) are in its own table."""
+        super().__init_subclass__(**kwargs)
+        cls.dispatch = dispatch_table(cls)
+
     def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
-                 break_at: int | None = None, closure: tuple | None = None):
+                 break_at: int | None = None, closure: tuple | None = None,
+                 parent: InstructionTranslator | None = None):
+        """The root translator (no parent) traces the compiled frame; a child, a call inlined into parent."""
         self.code = code
         self.decoded = bytecode.decode(code)
         self.instructions = self.decoded.instructions
         self.f_globals = f_globals
         self.output = output
-        output.tx = self
+        if parent is None:
+            output.tx = self  # the translator running now: inline.py hands it to a callee while it runs
         self.hook = hook
         self.stack: list[VariableTracker] = []
         self.symbolic_locals: dict[str, VariableTracker] = {
@@ -70,19 +81,20 @@ class InstructionTranslator(ExceptionOpcodes):
         self.kw_names: tuple[str, ...] = ()
         self.return_value: VariableTracker | None = None
         self.steps = 0
-        self.depth = 0
-        self.root = self
-        self.parent = None
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.root = self if parent is None else parent.root
+        self.parent = parent
         self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
         for name, real in zip(code.co_freevars, closure or ()):
             if name in self.symbolic_locals:  # the frame's free variables are real cells it shares
                 self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
                 output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
-        self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
-        if hook is not None:
-            output.on_guard = getattr(hook, "on_guard", None)
-            output.on_node = getattr(hook, "on_node", None)
+        if parent is None:
+            self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
+            if hook is not None:
+                output.on_guard = getattr(hook, "on_guard", None)
+                output.on_node = getattr(hook, "on_node", None)
 
     def global_source(self, name: str):
         return GlobalSource(name)
@@ -643,16 +655,14 @@ def _formats_as_text(value: VariableTracker, conversion: int) -> bool:
         return False
 
 
-def _dispatch_table(cls=None) -> dict:
-    """opname -> handler, for every opcode of this Python that has one."""
-    import dis
+def dispatch_table(cls) -> dict:
+    """opname -> cls's handler, for every opcode of this Python that has one."""
     table = {}
     for name in dis.opname:
-        handler = getattr(cls or InstructionTranslator, name, None)
+        handler = getattr(cls, name, None)
         if callable(handler) and name.isupper():
             table[name] = handler
     return table
 
 
-_DISPATCH = _dispatch_table()
-InstructionTranslator.dispatch = _DISPATCH
+InstructionTranslator.dispatch = dispatch_table(InstructionTranslator)

@@ -46,10 +46,6 @@ def _module_of(value) -> str:
     return module or ""
 
 
-def is_torch_module(module: types.ModuleType) -> bool:
-    return module.__name__ == "torch" or module.__name__.startswith("torch.")
-
-
 def _is_builtin_class_method(value) -> bool:
     """`dict.fromkeys` (OrderedDict's, defaultdict's), `itertools.chain.from_iterable`: classmethods of
     builtin types that build containers, and `functools.reduce`, `sys.intern`; modelled like builtins."""

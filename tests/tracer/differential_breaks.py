@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import types
 from dataclasses import dataclass
 from typing import Any, Callable
 

@@ -8,7 +8,7 @@ the recompiles and the outputs with Dynamo's on the same run.
 import math
 
 import torch
-from differential import T, call, case, module_case, parametrize, set_global
+from differential import T, call, case, module_case, parametrize, set_attr, set_global
 from differential_breaks import break_case, parametrize_breaks
 from torch import nn
 
@@ -134,6 +134,47 @@ def float_argument_true(x, s):
 def float_in_math_and_factories(x, s):
     y = x * math.sqrt(s) + torch.tensor([s, 2.0])[:1].sum() + torch.full((4,), s)
     return y.clamp(min=s), x.new_full((2,), s), x * (1 - s) / (s + 1), x[:int(s * 4)]
+
+
+SCALE = 0.5
+
+
+class Config:
+    def __init__(self, s):
+        self.s = s
+
+
+@case(CASES, *[call(T(3), mutate=set_global("SCALE", s)) for s in FLOATS[:3]], compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def float_global_changes(x):
+    return x * SCALE
+
+
+@case(CASES, *[call(T(3), Config(s), [s]) for s in FLOATS[:3]], compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def float_attribute_and_item_change(x, cfg, xs):
+    return x * cfg.s + xs[0]
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.s = 0.5
+
+    def forward(self, x):
+        return x * self.s
+
+
+SCALED = Scaled()
+module_case(CASES, "float_module_attribute_changes", SCALED,
+            *[call(T(3), mutate=set_attr("SCALED.s", s)) for s in FLOATS[:3]], compiles="CC.", dynamic=None,
+            same_placeholders=True)
+
+
+@case(CASES, *[call(T(4), s) for s in FLOATS[:3]], compiles="CC.", dynamic=None, same_placeholders=True)
+def float_returned_and_kept(x, s):
+    t = s
+    return x * t, t, [s, 1.0]
 
 
 @case(CASES, *[call(T(4), s) for s in FLOATS], compiles="CC...", dynamic=None, same_placeholders=True)
@@ -282,8 +323,6 @@ module_case(CASES, "module_variable_sequence_length", ENCODER, call(T(2, 5, 8)),
 
 
 class SeqMixer(nn.Module):
-    """No float attribute: with dynamic=True Dynamo makes a module's floats (LayerNorm's eps) inputs too,
-    which Standin does not (see the README)."""
 
     def __init__(self, d=8):
         super().__init__()
@@ -300,6 +339,9 @@ with torch.no_grad():
     for _p in MIXER.parameters():
         _p.copy_(T(*_p.shape))
 module_case(CASES, "module_variable_sequence_length_dynamic_true", MIXER, call(T(2, 5, 8)), call(T(3, 7, 8)),
+            call(T(1, 4, 8)), compiles="C.C", dynamic=True, same_placeholders=True)
+
+module_case(CASES, "module_with_a_layer_norm_dynamic_true", ENCODER, call(T(2, 5, 8)), call(T(3, 7, 8)),
             call(T(1, 4, 8)), compiles="C.C", dynamic=True, same_placeholders=True)
 
 test_dynamic = parametrize(CASES)
@@ -335,4 +377,3 @@ def sizes_only_before_a_break(x):
     return x + n
 
 test_dynamic_breaks = parametrize_breaks(BREAK_CASES)
-

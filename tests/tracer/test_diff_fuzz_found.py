@@ -6,9 +6,9 @@ import warnings
 
 import pytest
 import torch
+from differential import T, call, case, parametrize, set_attr
 
 import tracer
-from differential import T, call, case, parametrize
 
 CASES: list = []
 
@@ -20,6 +20,49 @@ def del_of_a_missing_key_is_caught(x, d):
     except KeyError as e:
         return x + len(e.args)
     return x - 1
+
+
+# ---- an attribute that is missing: what answered "no" is guarded, so gaining it recompiles ----
+
+class Bare:
+    pass
+
+
+class BareChild(Bare):
+    pass
+
+
+class Scaled:
+    def __mul__(self, other):
+        return 2
+
+
+BARE = Bare()
+BARE_CHILD = BareChild()
+
+
+def _fallback(self, name):
+    return 4.0
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("Bare.zz", 4.0)), compiles="C.C")
+def getattr_default_while_the_class_lacks_it(x):
+    return x * getattr(BARE, "zz", 1.0)
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_attr("Bare.yy", 4.0)), compiles="CC")
+def hasattr_while_a_base_lacks_it(x):
+    return x + hasattr(BARE_CHILD, "yy")
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_attr("BareChild.__getattr__", _fallback)), compiles="CC")
+def hasattr_while_the_class_has_no_getattr(x):
+    return x + hasattr(BARE_CHILD, "ww")
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_attr("Scaled.__rmul__", lambda self, other: 5)), compiles="CC")
+def hasattr_of_a_class_that_gains_the_method(x):
+    return x + hasattr(Scaled, "__rmul__")
 
 
 test_fuzz_found = parametrize(CASES)

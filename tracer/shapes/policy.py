@@ -11,7 +11,7 @@ As in Dynamo (torch 2.13):
   compile's is symbolic from the next compile on, with a symbol of its own; so is a number.
 
 Parameters, and anything read through an ``nn.Module``, stay static; so do ints read from
-globals (Dynamo specialises those too).  ``mark_static`` wins over automatic dynamic,
+globals (Dynamo specialises those too).  A float may be symbolic wherever it is read from.  ``mark_static`` wins over automatic dynamic,
 ``mark_dynamic`` over everything.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, TupleVariable
+from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
 from .sym import SYM_OPERATORS, SymNodeVariable, sym_operator
@@ -94,7 +94,6 @@ _SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", o
 def _in_place(tx, op, args) -> VariableTracker | None:
     """`d |= e`, `s &= t`, `lst *= n`: the left operand changed in place and given back; None otherwise."""
     from .builtin import BuiltinVariable
-    from .lists import SetVariable
     target = args[0].realize()
     if isinstance(target, ListVariable) and op is operator.imul and args[1].is_python_constant():
         return target.mutated(tx, target.items * args[1].as_python_constant())
