@@ -132,6 +132,12 @@ def classify(value) -> str:
 
 
 
+def is_requested_break(fn) -> bool:
+    """`torch._dynamo.graph_break()`: the code asks for a graph break there (torch.optim does)."""
+    return getattr(fn, "__module__", None) == "torch._dynamo.decorators" and getattr(fn, "__name__", None) == \
+        "graph_break"
+
+
 def module_skip_reason(module) -> str | None:
     """Why calling this nn.Module is not traced, as in Dynamo (None: it is).  Dynamo leaves RNN
     modules to run as they are (torch._dynamo.config.allow_rnn is False by default)."""

@@ -210,7 +210,10 @@ def hash_key(item: VariableTracker):
 
 
 def key_tracker(key) -> VariableTracker:
-    """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding)."""
+    """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding); a tuple
+    key (`(device, dtype)`) comes back as the tuple it is, so it can be unpacked."""
+    if type(key) is tuple:
+        return TupleVariable(tuple(key_tracker(part) for part in key))
     return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
 
 

@@ -117,6 +117,11 @@ class SkippedFunctionVariable(VariableTracker):
         return self.value
 
     def call_function(self, tx, args, kwargs):
+        from ..trace_rules import is_requested_break
+        if is_requested_break(self.value):
+            message = [a.as_python_constant() for a in [*args, *kwargs.values()] if a.is_python_constant()]
+            raise Unsupported("torch._dynamo.graph_break(): a graph break the code asks for"
+                              + (f" ({message[0]})" if message and message[0] else ""))
         name = getattr(self.value, "__qualname__", None) or repr(self.value)
         module = getattr(self.value, "__module__", None)
         raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
