@@ -69,6 +69,9 @@ EQUIVALENT: dict[str, str] = {
         "labels); the frame hook's lookup runs the native tree itself, never GuardSet.check",
     "tracer.guards.compiled.xǁGuardSetǁfirst_failure__mutmut_15":
         "ok = None instead of False where a check raised: the next line tests `not ok`, and None is as false",
+    "tracer.guards.compiled.x__compile__mutmut_25":
+        "tensor checks first instead of last among one source's leaves: the order only changes how soon "
+        "a failing check returns; every leaf must hold, and one that raises returns False as a failing one",
 }
 
 # What each of mutmut's exit statuses means for the score.
