@@ -155,6 +155,11 @@ def test_a_global_that_is_gone_is_named_with_the_error():
         "G['CFG']: cannot be read (KeyError: 'CFG')"
 
 
+def test_a_guard_set_without_guards_holds_for_any_frame():
+    guards = GuardSet([])
+    assert guards.check({}, {}) and guards.python_check({"x": 1}, {}) and guards.first_failure({}, {}) is None
+
+
 def test_a_guard_whose_check_raises_fails_and_is_named():
     """A check that raises on the value it reads (a tuple iterator's length of an int) does not
     hold: both the check and the failure's text say so."""
