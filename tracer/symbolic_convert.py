@@ -78,6 +78,7 @@ class InstructionTranslator(ExceptionOpcodes):
                 self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
                 output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
+        self.checkpoint: int | None = None  # the last instruction a graph could stop before and go on from as is
         self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
         if hook is not None:
             output.on_guard = getattr(hook, "on_guard", None)
@@ -104,6 +105,8 @@ class InstructionTranslator(ExceptionOpcodes):
         while self.return_value is None:
             inst = self.instructions[self.ip]
             self.current = inst
+            if self.parent is None and not self.stack:
+                self.note_checkpoint(inst)
             if inst.index == self.break_at:
                 if self.hook is not None:  # the state the graph breaks in is the trace's last step
                     self.hook.on_step(self, inst)
@@ -129,6 +132,15 @@ class InstructionTranslator(ExceptionOpcodes):
             except Unsupported as error:
                 raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
         return self.return_value
+
+    def note_checkpoint(self, inst) -> None:
+        """As Dynamo's speculation points: an instruction of this frame met with an empty stack,
+        outside every try and with-block, once the graph holds more than one operation.  A graph
+        break that cannot resume where it happens (inside a try block) compiles the graph up to the
+        last one and runs the rest of the frame from there as it is."""
+        if bytecode.handler_at(self.decoded.exception_table, inst.offset) is None \
+                and (self.checkpoint is not None or self.output.count_calls() > 1):
+            self.checkpoint = inst.index
 
     # ---- where we are ---------------------------------------------------------------
     def location(self) -> UserLocation:
