@@ -283,6 +283,8 @@ def cmd_gui(options) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tracer.warmup import start_background_imports
+    start_background_imports()  # torch._dynamo, which the first compile's FakeTensorMode imports
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:

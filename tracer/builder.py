@@ -12,31 +12,69 @@ from __future__ import annotations
 import collections
 import enum
 import functools
+import inspect
 import types
 
 import torch
 
 from . import trace_rules
 from .exc import Unsupported
-from .source import AttrSource, GetItemSource, IterItemSource, NumpyTensorSource, Source, iterator_remaining
+from .source import (
+    AttrSource,
+    DictValueSource,
+    GetItemSource,
+    IterItemSource,
+    NumpyTensorSource,
+    Source,
+    iterator_remaining,
+)
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
+from .variables.ctx_manager import (
+    DECORATOR_CLASSES,
+    GRAD_MODE_DECORATOR_CODE,
+    ContextDecoratedVariable,
+    ContextFactoryVariable,
+    GradModeVariable,
+    ResumedGradMode,
+    is_context_factory,
+)
 from .variables.dicts import ConstDictVariable
-from .variables.ctx_manager import (DECORATOR_CLASSES, GRAD_MODE_DECORATOR_CODE, ContextDecoratedVariable,
-                                    ContextFactoryVariable, GradModeVariable, ResumedGradMode, is_context_factory)
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
-from .variables.lists import (DequeVariable, ListIteratorVariable, ListVariable, NamedTupleVariable, RangeVariable,
-                              SetVariable, SliceVariable, TupleVariable, tuple_fields)
-from .variables.misc import (GetAttrVariable, MethodDescriptorVariable, PythonModuleVariable,
-                             SkippedFunctionVariable, UserDefinedClassVariable, UserDefinedObjectVariable,
-                             is_modelled_method_descriptor)
+from .variables.lists import (
+    DequeVariable,
+    ListIteratorVariable,
+    ListVariable,
+    NamedTupleVariable,
+    RangeVariable,
+    SetVariable,
+    SliceVariable,
+    TupleVariable,
+    tuple_fields,
+)
+from .variables.misc import (
+    GetAttrVariable,
+    MethodDescriptorVariable,
+    PythonModuleVariable,
+    SkippedFunctionVariable,
+    UserDefinedClassVariable,
+    UserDefinedObjectVariable,
+    is_modelled_method_descriptor,
+)
 from .variables.nn_module import NNModuleVariable
-from .variables.numpy import (NumpyConstantVariable, NumpyNdarrayVariable, NumpyVariable, is_numpy_array,
-                              is_numpy_constant, is_numpy_value)
+from .variables.numpy import (
+    NumpyConstantVariable,
+    NumpyNdarrayVariable,
+    NumpyVariable,
+    is_numpy_array,
+    is_numpy_constant,
+    is_numpy_value,
+)
+from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
 from .variables.partial import FunctoolsPartialVariable
+from .variables.polyfills import polyfill_for
 from .variables.user_functions import UserFunctionVariable
-
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
 _C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -75,6 +113,9 @@ def _build_from_source(tx, value, source: Source):
         if isinstance(value, torch.nn.Parameter) or type(value) is torch.Tensor:
             return tx.output.add_graph_input(tx, source, value)
         raise Unsupported(f"tensor subclass {type(value).__qualname__} at {source.name()}")
+    if is_typing_constant(value):  # typing.Union, int | None, list[int]: immutable annotations
+        guard(source, "ID_MATCH", value)
+        return ConstantVariable(value, source=source)
     if is_constant_value(value):
         if isinstance(value, enum.Enum):  # members are singletons: identity is the cheap, exact test
             guard(source, "ID_MATCH", value)
@@ -110,13 +151,24 @@ def _build_from_source(tx, value, source: Source):
     if type(value) is dict:
         guard(source, "TYPE_MATCH", dict)
         entries = {}
-        for key, item in value.items():
-            if not is_constant_value(key):
+        for index, (key, item) in enumerate(value.items()):
+            if is_constant_value(key):
+                entries[key] = build_lazy(tx, item, GetItemSource(source, key))
+            elif _is_identity_key(key):  # no literal names it: reached by position, the keys guarded
+                entries[key] = build_lazy(tx, item, DictValueSource(source, index))
+            else:
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
-            entries[key] = build_lazy(tx, item, GetItemSource(source, key))
         keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
+        if any(not is_constant_value(key) for key in entries):
+            keys_guard()  # values reached by position: the key set pins them
         return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source,
                                                                                keys_guard=keys_guard))
+    if type(value) is types.MappingProxyType:  # cls.__dict__: read-only, each entry guarded where it is read
+        guard(source, "TYPE_MATCH", types.MappingProxyType)
+        entries = {key: build_lazy(tx, item, GetItemSource(source, key)) for key, item in value.items()
+                   if is_constant_value(key)}
+        keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(entries))
+        return ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source, keys_guard=keys_guard)
     if type(value) is set and all(is_constant_value(item) for item in value):
         guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
         items = tuple(ConstantVariable(item) for item in value)
@@ -159,6 +211,17 @@ def _build_from_source(tx, value, source: Source):
     if isinstance(inline_target, property) and inline_target.__get__(value) is not None:
         guard(source, "ID_MATCH", value)  # inlined, as Dynamo inlines a compiled function it meets
         return build_from_source(tx, inline_target.__get__(value), AttrSource(source, "fn"))
+    if is_generic_slot(value):
+        guard(source, "ID_MATCH", value)
+        return SlotFunctionVariable(value, source=source)
+    polyfilled = polyfill_for(value)
+    if polyfilled is not None:
+        guard(source, "ID_MATCH", value)
+        return polyfilled.with_source(source)
+    if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
+        # calling an lru_cache'd function: its body traced, as Dynamo does (the cache is not consulted)
+        guard(source, "ID_MATCH", value)
+        return build_from_source(tx, value.__wrapped__, AttrSource(source, "__wrapped__"))
     if is_context_factory(value):  # the `ctx_factory` of a @torch.no_grad() wrapper compiled itself
         guard(AttrSource(source, "__self__"), "TYPE_MATCH", type(value.__self__))
         guard(AttrSource(source, "__func__"), "ID_MATCH", value.__func__)
@@ -205,7 +268,7 @@ def _build_from_source(tx, value, source: Source):
     if is_modelled_method_descriptor(value):
         guard(source, "ID_MATCH", value)
         return MethodDescriptorVariable(value, source=source)
-    if isinstance(value, _C_CALLABLES):
+    if isinstance(value, (*_C_CALLABLES, types.FunctionType)):  # a function the trace rules skip
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
     tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
@@ -233,9 +296,20 @@ def _grad_mode_decorated(tx, fn, source):
     return ContextDecoratedVariable(build(tx, wrapped, cell_source("func")), context, source=source)
 
 
+def is_typing_constant(value) -> bool:
+    """An annotation object: a typing special form or alias, `X | Y`, `list[int]` -- immutable."""
+    return isinstance(value, (types.UnionType, types.GenericAlias)) or (
+        type(value).__module__ == "typing" and not isinstance(value, (type, types.FunctionType)))
+
+
+def _is_identity_key(key) -> bool:
+    """A dict key compared by identity that a trace can look up: a class or an annotation object."""
+    return isinstance(key, type) or is_typing_constant(key)
+
+
 def build_sourceless(tx, value):
     """SourcelessBuilder: wrap a value made during the trace; no guards."""
-    if is_constant_value(value):
+    if is_constant_value(value) or is_typing_constant(value):
         return ConstantVariable(value)
     if type(value) is tuple:
         return TupleVariable(tuple(build_sourceless(tx, v) for v in value))
@@ -269,6 +343,17 @@ def build_sourceless(tx, value):
         return NNModuleVariable(value)
     if isinstance(value, ResumedGradMode):  # a resume function's prologue re-entering a with-block
         return GradModeVariable.resumed(value)
+    if is_generic_slot(value):
+        return SlotFunctionVariable(value)
+    if type(value) is types.MappingProxyType:  # a constant's mapping (inspect.Signature.parameters)
+        return ConstDictVariable({k: build_sourceless(tx, v) for k, v in value.items()},
+                                 dict_cls=types.MappingProxyType)
+    if isinstance(value, (inspect.Signature, inspect.Parameter)):  # immutable: constants
+        return ConstantVariable(value)
+    if polyfill_for(value) is not None:
+        return polyfill_for(value)
+    if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
+        return build_sourceless(tx, value.__wrapped__)
     if callable(value):
         rule = trace_rules.classify(value)
         if rule == "torch":
@@ -279,6 +364,6 @@ def build_sourceless(tx, value):
             return UserFunctionVariable(value)
         if is_modelled_method_descriptor(value):
             return MethodDescriptorVariable(value)
-        if isinstance(value, _C_CALLABLES):
+        if isinstance(value, (*_C_CALLABLES, types.FunctionType)):
             return SkippedFunctionVariable(value)
     return UserDefinedObjectVariable(value)

@@ -27,6 +27,7 @@ from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functions import TorchFunctionVariable
+from .variables.object_protocol import dict_base
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
                               SliceVariable, TupleVariable, key_tracker, make_named_tuple)
@@ -62,10 +63,16 @@ class NamedCallable:
         return self.name
 
 
-def _new_object(cls, names, *values):
-    obj = object.__new__(cls)
+def _new_object(cls, names, items, *values):
+    """An object made in the trace, rebuilt as its own class's C machinery holds it: the
+    attributes stored the way object.__setattr__ stores them, the items of a dict base the way
+    its own __setitem__ does (the class's Python __setattr__/__setitem__ already ran in the trace)."""
+    base = dict_base(cls)
+    obj = base.__new__(cls) if base is not None else object.__new__(cls)
     for name, value in zip(names, values):
-        setattr(obj, name, value)
+        object.__setattr__(obj, name, value)
+    for key, value in (items or {}).items():
+        base.__setitem__(obj, key, value)
     return obj
 
 
@@ -306,14 +313,16 @@ class PyCodegen:
             return
         temp = self.new_object_temps[key] = self.new_temp("___obj")
         attrs = self.side_effects.attrs.get(key, {})
+        items = self.side_effects.dict_items.get(key)
 
         def args():
             self.load_const(var.python_type())
             self.load_const(tuple(attrs))
+            self._dict(items.entries) if items is not None else self.load_const(None)
             for value in attrs.values():
                 self.reconstruct(value)
 
-        self.call(_new_object_fn, args, 2 + len(attrs))
+        self.call(_new_object_fn, args, 3 + len(attrs))
         self.emit("COPY", 1)
         self.store(temp)
 

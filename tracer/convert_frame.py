@@ -19,6 +19,7 @@ import torch
 import torch.fx
 
 from . import resume as resume_mod
+from . import trace_rules
 from .break_code import BreakCode, break_site, emit_break
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
@@ -89,6 +90,11 @@ def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closu
 
 def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -> CacheEntry:
     code = owner.code
+    skip = trace_rules.frame_skip_reason(code, f_locals)  # an RNN's forward: it runs as it is, as in Dynamo
+    if skip is not None:
+        if owner.fullgraph:
+            raise Unsupported(skip)
+        return eager_entry(owner, compile_id, skip)
     break_at, first_error, unresumable = None, None, None
     grad_mode = torch.is_grad_enabled()
     hook = owner.hook

@@ -58,6 +58,30 @@ class InliningInstructionTranslator(InstructionTranslator):
     def YIELD_VALUE(self, inst):
         raise _Yielded(self.pop())  # SuspendedGenerator.resume catches it; the frame stays as it is
 
+    def GET_YIELD_FROM_ITER(self, inst):
+        """`yield from it`: a generator or iterator stays itself, anything else becomes iter(it)."""
+        from .variables.builtin import BuiltinVariable
+        self.push(BuiltinVariable(iter).call_function(self, [self.pop()], {}))
+
+    def SEND(self, inst):
+        """One step of `yield from`: the sub-iterator's next item is yielded on (the YIELD_VALUE that
+        follows); once it is exhausted, jump past the loop with its return value."""
+        sent = self.pop().realize()
+        if not (sent.is_python_constant() and sent.as_python_constant() is None):
+            raise Unsupported("send() of a value into a `yield from` (only next() is modelled)")
+        receiver = self.stack[-1].realize()
+        step = receiver.next_item(self) if hasattr(receiver, "next_item") else None
+        if step is None:
+            following = self.instructions[inst.target]
+            if following.opname != "POP_TOP":  # `x = yield from g`: g's return value is not modelled
+                raise Unsupported("the value of a `yield from` expression")
+            self.stack[-1] = ConstantVariable(None)
+            self.jump(inst)
+            return
+        item, advanced = step
+        self.stack[-1] = advanced
+        self.push(item)
+
     def global_source(self, name: str):
         from .source import AttrSource
         if self.global_root is None:
@@ -75,8 +99,18 @@ def _globals_root(f_globals: dict, root_globals: dict):
     name = f_globals.get("__name__")
     module = sys.modules.get(name) if isinstance(name, str) else None
     if module is None or getattr(module, "__dict__", None) is not f_globals:
-        raise Unsupported(f"a function whose globals are not a module's (module {name!r})")
+        name = _module_key(f_globals)  # a module that renamed itself (_collections_abc is "collections.abc")
+        if name is None:
+            raise Unsupported(f"a function whose globals are not a module's (module {f_globals.get('__name__')!r})")
     return ModuleSource(name)
+
+
+def _module_key(f_globals: dict) -> str | None:
+    """The sys.modules key of the module whose namespace is f_globals, if any."""
+    for key, module in list(sys.modules.items()):
+        if getattr(module, "__dict__", None) is f_globals:
+            return key
+    return None
 
 
 def bind_arguments(code: types.CodeType, qualname: str, defaults, kwdefaults, args, kwargs) -> dict:

@@ -157,9 +157,12 @@ class OutputGraph:
     def _wrap(self, tx, node: torch.fx.Node, example) -> VariableTracker:
         if isinstance(example, torch.Tensor):
             return TensorVariable(node=node, example=example)
-        if isinstance(example, (tuple, list)) and all(isinstance(e, torch.Tensor) for e in example):
+        if isinstance(example, (tuple, list)) and all(isinstance(e, torch.Tensor) or e is None for e in example):
             items = []
             for i, item in enumerate(example):
+                if item is None:  # multi_head_attention_forward's weights when need_weights=False
+                    items.append(ConstantVariable(None))
+                    continue
                 getitem = self.graph.create_node("call_function", operator.getitem, (node, i), {})
                 getitem.meta["example_value"] = item
                 items.append(TensorVariable(node=getitem, example=item))

@@ -24,6 +24,7 @@ class SideEffects:
     containers: dict[int, object] = field(default_factory=dict)  # mutation id -> latest tracker (from outside)
     globals: dict[str, object] = field(default_factory=dict)  # name -> tracker
     tracked: dict[int, object] = field(default_factory=dict)  # id(real list or dict) -> first tracker
+    dict_items: dict[object, object] = field(default_factory=dict)  # object id -> its items (a dict subclass)
 
     # ---- cells ------------------------------------------------------------------
     def load_cell(self, cell_id: int):
@@ -60,6 +61,10 @@ class SideEffects:
         """Only for objects made in the trace: their attributes live nowhere else."""
         self.attrs[obj_id] = {k: v for k, v in self.attrs[obj_id].items() if k != name}
 
+    def store_dict_items(self, owner, items) -> None:
+        """The items of a dict-subclass object, beside its attributes (a ModelOutput's fields)."""
+        self.dict_items[owner.identity()] = items
+
     # ---- containers and globals ------------------------------------------------------
     def record_container(self, tracker) -> None:
         if tracker.source is not None:
@@ -93,6 +98,7 @@ class SideEffects:
         self.attrs = {k: {n: swap(v) for n, v in d.items()} for k, d in self.attrs.items()}
         self.globals = {k: swap(v) for k, v in self.globals.items()}
         self.containers = {k: swap(v) for k, v in self.containers.items()}
+        self.dict_items = {k: swap(v) for k, v in self.dict_items.items()}
 
     def outside_effects(self) -> list[tuple[str, Source | None, object, object]]:
         """(kind, source, key, tracker) for everything that must be replayed after the graph."""

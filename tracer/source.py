@@ -150,6 +150,50 @@ class GetItemSource(ChainedSource):
 
 
 @dataclass(frozen=True)
+class DictItemSource(ChainedSource):
+    """An item of a dict subclass read as dict's own C method reads it (a ModelOutput's field),
+    so a guard or a rebuild does not run the class's Python __getitem__."""
+
+    index: object
+
+    def name(self) -> str:
+        return f"___dict_getitem({self.base.name()}, {self.index!r})"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"_dict_getitem({base_expr}, {self.index!r})"
+
+    def reconstruct(self, codegen):
+        codegen.call(dict.__getitem__, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)
+
+
+@dataclass(frozen=True)
+class DictValueSource(ChainedSource):
+    """The value at a position of a dict whose key has no literal (a class, `typing.Union`); the
+    dict's keys are guarded, which pins the position."""
+
+    index: int
+
+    def name(self) -> str:
+        return f"___dict_value_at({self.base.name()}, {self.index})"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"_dict_value_at({base_expr}, {self.index})"
+
+    def reconstruct(self, codegen):
+        codegen.call(dict_value_at, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)
+
+
+def dict_value_at(mapping: dict, index: int):
+    return list(mapping.values())[index]
+
+
+@dataclass(frozen=True)
 class TypeSource(ChainedSource):
     """type(base): where class attributes are read from."""
 
@@ -235,7 +279,8 @@ def _as_tensor(value):
     return torch.as_tensor(value)
 
 
-SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_modules": sys.modules, "_iter_item": iterator_item,
+SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__,
+                    "_dict_value_at": dict_value_at, "_modules": sys.modules, "_iter_item": iterator_item,
                     "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor}
 _KEY_NAMES: dict = {}  # (type, key) of each constant key no literal writes -> its name in SOURCE_NAMESPACE
 

@@ -1,14 +1,14 @@
 """Which callables become graph nodes, which are folded, which are inlined, which are refused.
 
 One readable table instead of lists scattered through the tracer.  The rule is
-decided by where a callable lives:
+decided by what a callable is and where it lives, following Dynamo's behaviour:
 
 | rule      | who                                                        | what the tracer does |
 |-----------|------------------------------------------------------------|----------------------|
-| `torch`   | functions of the torch namespace (torch.*, torch.nn.functional.*, torch._C._nn.*) | a node in the graph |
+| `torch`   | torch's C functions (torch.*, torch._C._nn.*, ...); the Python functions of `torch.nn.functional` that are tensor operators (they take part in `__torch_function__`); trace-time queries (`torch.compiler.is_compiling`, `torch.jit.is_tracing`, ...) | a node in the graph, or folded to the constant it returns at trace time (`torch_call_rule`) |
 | `builtin` | Python builtins, the operator and math modules, dict.fromkeys | folded on constants, operator nodes on tensors |
-| `user`    | Python functions written by the user, and the Python code of torch.nn modules | inlined: traced as part of the caller |
-| `skip`    | everything else: other C functions, stdlib internals, I/O  | not traceable: the frame runs eagerly with the reason |
+| `user`    | Python functions written by the user, and the Python helpers of torch (`torch.nn` modules, `torch.functional.split`, `torch.backends.mha.get_fastpath_enabled`, ...) | inlined: traced as part of the caller |
+| `skip`    | everything else: other C functions, torch's compiler machinery, stdlib internals, I/O | not traceable: the frame runs eagerly with the reason |
 """
 from __future__ import annotations
 
@@ -16,15 +16,24 @@ import builtins
 import collections
 import functools
 import itertools
+import re
 import sys
 import types
 
 # Parts of torch that are Python machinery, not operators.
 _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.utils", "torch.compiler",
                     "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
-# Python code inside torch that is traced through rather than recorded as one node.
-_TORCH_INLINED = ("torch.nn.modules", "torch.nn.utils.parametrize")
 _BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})
+# Python operators of torch and torch.nn.functional whose body Dynamo traces through to the one C
+# op it calls (so the graph holds that op, torch._C._nn.pad, not the wrapper) ...
+_OPERATORS_INLINED = frozenset({"pad", "rms_norm", "_threshold", "linear_cross_entropy", "lp_pool3d",
+                                "triplet_margin_with_distance_loss", "_sym_sqrt", "lobpcg", "sym_sum",
+                                "unravel_index"})
+# ... and deprecated torch.nn.functional wrappers torch does not list as overridable, one node each.
+_FUNCTIONAL_WRAPPERS = ("sigmoid", "tanh", "hardsigmoid", "hardswish", "upsample", "upsample_bilinear",
+                        "upsample_nearest")
+# A C function named like a query of torch's state answers a Python value, not a tensor.
+_QUERY_NAME = re.compile(r"_?(is|are|has|get)_")
 _DICT_CLASSES = (dict, collections.OrderedDict, collections.defaultdict)  # their fromkeys builds the dict
 
 
@@ -48,14 +57,70 @@ def _is_builtin_class_method(value) -> bool:
     return (owner in _DICT_CLASSES and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")
 
 
+@functools.lru_cache(maxsize=1)
+def _tensor_operators() -> frozenset:
+    """ids of the Python functions that are one graph node each: the public ones of `torch` and
+    `torch.nn.functional` that torch itself lists as overridable by __torch_function__ (derived
+    from torch, not a table of ours), as Dynamo puts them in the graph."""
+    import torch.nn.functional
+    import torch.overrides
+    found = set()
+    for namespace, functions in torch.overrides.get_overridable_functions().items():
+        if namespace not in (torch, torch.nn.functional):
+            continue
+        for fn in functions:
+            if isinstance(fn, types.FunctionType) and fn.__name__ not in _OPERATORS_INLINED:
+                found.add(id(fn))
+    found.update(id(getattr(torch.nn.functional, name)) for name in _FUNCTIONAL_WRAPPERS)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _trace_time_answers() -> dict:
+    """Python functions of torch whose answer at trace time is known: a compile is under way."""
+    import torch._utils
+    import torch.compiler
+    answers = {torch.compiler.is_compiling: True, torch.compiler.is_dynamo_compiling: True,
+               torch.compiler.is_exporting: False, torch._utils.is_compiling: True}
+    try:
+        from torch.fx._symbolic_trace import is_fx_tracing
+        answers[is_fx_tracing] = False
+    except ImportError:
+        pass
+    import sys
+    external = sys.modules.get("torch._dynamo.external_utils")  # only when torch._dynamo was imported
+    if external is not None:
+        answers[external.is_compiling] = True
+    dynamo = sys.modules.get("torch._dynamo")
+    if dynamo is not None and hasattr(dynamo, "is_compiling"):
+        answers[dynamo.is_compiling] = True
+    return {id(fn): (fn, value) for fn, value in answers.items()}
+
+
+def trace_time_answer(fn):
+    """(True, value) for a function whose result is fixed while tracing (is_compiling), else (False, None)."""
+    known = _trace_time_answers().get(id(fn))
+    if known is not None and known[0] is fn:
+        return True, known[1]
+    return False, None
+
+
+def is_query(fn) -> bool:
+    """A C function of torch named as a query of its state (`torch._C._is_tracing`,
+    `torch._C._get_cudnn_enabled`): called on constants it is folded to the value it answers."""
+    return isinstance(fn, types.BuiltinFunctionType) and bool(_QUERY_NAME.match(getattr(fn, "__name__", "")))
+
+
 def classify(value) -> str:
     """The rule for a callable: 'torch', 'builtin', 'user' or 'skip'."""
     module = _module_of(value)
     if module == "torch" or module.startswith("torch."):
+        if trace_time_answer(value)[0]:
+            return "torch"
         if module.startswith(_TORCH_MACHINERY):
             return "skip"
-        if module.startswith(_TORCH_INLINED) and isinstance(value, types.FunctionType):
-            return "user"
+        if isinstance(value, types.FunctionType):
+            return "torch" if id(value) in _tensor_operators() else "user"
         return "torch"
     if _is_builtin_class_method(value):
         return "builtin"
@@ -66,3 +131,24 @@ def classify(value) -> str:
     if isinstance(value, types.FunctionType):
         return "user"
     return "skip"
+
+
+
+def module_skip_reason(module) -> str | None:
+    """Why calling this nn.Module is not traced, as in Dynamo (None: it is).  Dynamo leaves RNN
+    modules to run as they are (torch._dynamo.config.allow_rnn is False by default)."""
+    import torch
+    if isinstance(module, torch.nn.RNNBase):
+        return (f"{type(module).__qualname__} is an RNN module, which Dynamo does not trace "
+                "(torch._dynamo.config.allow_rnn is False): it runs as it is")
+    return None
+
+
+def frame_skip_reason(code, f_locals: dict) -> str | None:
+    """Why a frame is not traced at all (its own code runs): the forward of a module Dynamo skips."""
+    owner = f_locals.get("self")
+    if owner is None or getattr(type(owner), "forward", None) is None:
+        return None
+    if getattr(type(owner).forward, "__code__", None) is code:
+        return module_skip_reason(owner)
+    return None

@@ -26,9 +26,12 @@ Checked per call:
   entry and marks the code object as skipped, so it never recompiles it --
   we translate that to our event kinds as ["compile", "eager_fallback"]);
   tracer: the call's ``opt.compile_events`` (kinds other than "cache_hit"),
-* the op list of each graph equals Dynamo's,
-* on a recompile, our ``event.reason`` names the variable whose guard Dynamo
-  reports as failing (Dynamo's ``torch._dynamo.utils.guard_failures``).
+* the op list of each graph equals Dynamo's: each call's op, target and
+  arguments (node names normalised: see ``differential_compare``),
+* on a recompile, for each cache entry, the guard Dynamo reports as failing
+  (``torch._dynamo.utils.guard_failures``) is one of our guards that fail: its
+  source, kind and expected value, and for a tensor the attribute that changed
+  (``differential_compare.reason_problems``).
 
 The Dynamo run also validates the case itself: no graph breaks, every frame
 compiled ok, at most one graph per compile, outputs equal eager, and the
@@ -54,9 +57,11 @@ copy; tensors cloned, plain objects by their attributes) whatever the function
 mutates after every call; the three runs must agree on it.  The arguments of
 every call are compared after the call as well (in-place ops on inputs).
 Every run starts from the same initial state: globals are rebound, and global
-lists / dicts / plain objects / nn.Modules (attributes, parameters, buffers),
+lists / dicts / sets / plain objects / nn.Modules (attributes, parameters, buffers),
 user classes' attributes, user functions' defaults and the values of every
-reachable tensor are restored in place before each run and after the last.
+reachable tensor are restored in place before each run and after the last (a
+tensor whose shape, dtype or strides changed in place gets them back too), and so
+are torch's default dtype, grad mode and deterministic-algorithms switches.
 
 Modules.  ``module_case(CASES, "mlp", net, call(T(2, 4)), ...)`` compares
 ``torch.compile(net)`` with ``tracer.compile(net)``; ``net`` should also be
@@ -82,12 +87,8 @@ import torch
 import torch._dynamo
 from torch._dynamo.utils import counters
 
-# Local development switch: False runs only eager-vs-Dynamo (used while the
-# engine was not importable).  Must be True in the committed state.
-INCLUDE_TRACER = True
-
-if INCLUDE_TRACER:
-    import tracer  # noqa: E402
+import tracer
+from differential_compare import failing_guards, op_list, op_list_problems, reason_problems  # noqa: F401
 
 
 # --------------------------------------------------------------------------
@@ -266,6 +267,8 @@ def _copy_new(v: Any, memo: dict) -> Any:
         return tuple(_copy_arg(x, memo) for x in v)
     if isinstance(v, dict):
         return {k: _copy_arg(x, memo) for k, x in v.items()}
+    if type(v) is set:
+        return set(v)
     return v
 
 
@@ -300,8 +303,10 @@ class _GlobalsSnapshot:
         self.lists: list[tuple[list, list]] = []
         self.dicts: list[tuple[dict, dict]] = []
         self.tensors: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self.sets: list[tuple[set, set]] = []
         self.classes: list[tuple[type, dict]] = []
         self.functions: list[tuple[types.FunctionType, Any, Any]] = []
+        self.torch_state = _torch_state()
         modname = g.get("__name__")
         for k, v in g.items():
             if k.startswith("__"):
@@ -333,6 +338,9 @@ class _GlobalsSnapshot:
             self.lists.append((v, list(v)))
             for x in v:
                 self._walk(x, depth + 1)
+        elif type(v) is set:
+            self.seen.add(id(v))
+            self.sets.append((v, set(v)))
         elif type(v) in (dict, collections.OrderedDict):
             self.seen.add(id(v))
             self.dicts.append((v, dict(v)))
@@ -360,6 +368,10 @@ class _GlobalsSnapshot:
         for obj, content in self.dicts:
             obj.clear()
             obj.update(content)
+        for obj, content in self.sets:
+            obj.clear()
+            obj.update(content)
+        _set_torch_state(self.torch_state)
         for cls, content in self.classes:
             for k in list(vars(cls)):
                 if k not in content:
@@ -372,11 +384,28 @@ class _GlobalsSnapshot:
             fn.__kwdefaults__ = kwdefaults
         with torch.no_grad():
             for t, saved in self.tensors:
-                if t.shape == saved.shape and t.dtype == saved.dtype:
-                    t.copy_(saved)
+                if (t.shape, t.dtype, t.stride()) == (saved.shape, saved.dtype, saved.stride()):
+                    t.copy_(saved)  # in place: views of it see the old values again
+                else:  # resized, retyped or restrided in place: its metadata comes back too
+                    t.data = saved.clone()
+                    if (t.shape, t.dtype, t.stride()) != (saved.shape, saved.dtype, saved.stride()):
+                        raise AssertionError(f"could not restore a tensor of shape {tuple(saved.shape)}")
 
 
 _MISSING = object()
+
+
+def _torch_state() -> tuple:
+    """The process-wide switches a case may change between calls (its graphs depend on them)."""
+    return (torch.get_default_dtype(), torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled())
+
+
+def _set_torch_state(state: tuple) -> None:
+    dtype, grad, deterministic, warn_only = state
+    torch.set_default_dtype(dtype)
+    torch.set_grad_enabled(grad)
+    torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
 
 
 @dataclass
@@ -401,6 +430,8 @@ def _freeze(v: Any, depth: int = 0) -> Any:
         return type(v)(*(_freeze(x, depth + 1) for x in v))
     if type(v) in (dict, collections.OrderedDict):
         return type(v)((k, _freeze(x, depth + 1)) for k, x in v.items())
+    if type(v) is set:
+        return set(v)  # a copy: the live set changes in the next call
     if _is_plain_object(v) and not isinstance(v, (Case, Call)):
         return _ObjSnap(type(v), {k: _freeze(x, depth + 1) for k, x in vars(v).items()})
     return v
@@ -445,40 +476,6 @@ def assert_same(actual: Any, expected: Any, path: str = "out") -> None:
         assert actual == expected, f"{path}: {actual!r} != expected {expected!r}"
 
 
-def normalize_target(gm: torch.fx.GraphModule, node: torch.fx.Node) -> str:
-    t = node.target
-    if node.op == "call_method":
-        return str(t)
-    if node.op == "call_module":
-        return type(gm.get_submodule(t)).__qualname__
-    mod = getattr(t, "__module__", None)
-    name = getattr(t, "__name__", None) or repr(t)
-    if mod is None:
-        objclass = getattr(t, "__objclass__", None)
-        mod = objclass.__qualname__ if objclass is not None else "?"
-    if mod == "_operator":
-        mod = "operator"
-    if mod in _NUMPY_INTEROP_MODULES:  # NumPy on torch: Dynamo's wrappers and Standin's, by the op they wrap
-        mod = "numpy-on-torch"
-    return f"{mod}.{name}"
-
-
-# Where each side keeps the callables its graphs call for NumPy code (`wrapped_sin`, `numpy_attr_wrapper`):
-# both name them after the NumPy function, method or operator they run through torch._numpy.
-_NUMPY_INTEROP_MODULES = {"torch._dynamo.utils", "tracer.variables.numpy"}
-
-
-# Calls Dynamo happens to put into graphs that compute nothing (constructing an
-# nn.Module inside the trace logs its API usage): not compared.
-_IGNORED_TARGETS = {"torch._C._log_api_usage_once"}
-
-
-def op_list(gm: torch.fx.GraphModule) -> list[tuple[str, str]]:
-    ops = [(n.op, normalize_target(gm, n)) for n in gm.graph.nodes
-           if n.op in ("call_function", "call_method", "call_module")]
-    return [op for op in ops if op[1] not in _IGNORED_TARGETS]
-
-
 class CountingBackend:
     def __init__(self) -> None:
         self.graphs: list[torch.fx.GraphModule] = []
@@ -499,6 +496,8 @@ class CallRecord:
     args_after: Any = None  # (args, kwargs) frozen after the call (in-place ops on inputs)
     state: Any = None  # the case's state() frozen after the call
     state_error: BaseException | None = None
+    inputs: tuple = ((), {})  # (args, kwargs) the call gets
+    failing: dict = field(default_factory=dict)  # tracer: entry index -> every guard of it failing at the call
 
 
 @dataclass
@@ -537,10 +536,11 @@ def _run_sequence(c: Case, invoke: Callable, before=None, after=None,
             if cl.mutate is not None:
                 cl.mutate(g)
             cr = CallRecord()
+            memo: dict = {}  # one object passed twice stays one copy
+            args, kwargs = _copy_arg(cl.args, memo), _copy_arg(cl.kwargs, memo)
+            cr.inputs = (args, kwargs)
             if before:
                 before(cr)
-            memo: dict = {}
-            args, kwargs = _copy_arg(cl.args, memo), _copy_arg(cl.kwargs, memo)
             try:
                 cr.output = _freeze(invoke(*args, **kwargs))
             except Exception as e:  # recorded, reported by the comparison
@@ -595,9 +595,10 @@ def _watch_convert_frame(code: types.CodeType):
 
 
 def _first_failure(reason: str) -> str:
-    """Dynamo guard-failure text "0/0: G['cfg'].scale == 2   # src ..." -> the guard."""
+    """Dynamo guard-failure text "0/0: G['cfg'].scale == 2   # src ..." -> "0/0: G['cfg'].scale == 2"
+    (the entry it is about and the guard)."""
     first = reason.strip().splitlines()[0] if reason.strip() else ""
-    first = re.sub(r"^\s*-?\s*\d+/\d+:\s*", "", first)
+    first = re.sub(r"^\s*-?\s*(\d+/\d+:)\s*", r"\1 ", first)
     return first.split("  #")[0].strip()
 
 
@@ -686,6 +687,7 @@ def run_tracer(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
     def before(cr):
         state["events"] = len(opt.compile_events)
         state["graphs"] = len(backend.graphs)
+        cr.failing = failing_guards(opt, *cr.inputs)
 
     def after(cr):
         evs = list(opt.compile_events)[state["events"]:]
@@ -721,37 +723,6 @@ def _describe_entries(opt: Any) -> str:
 # --------------------------------------------------------------------------
 # comparison
 # --------------------------------------------------------------------------
-
-_NOT_VARS = {"len", "type", "id", "dict", "__dict__", "getattr", "list", "tuple", "isinstance", "hasattr", "not", "tensor", "L", "G",
-             "___check_type_id", "___check_obj_id", "___dict_contains", "check_tensor",
-             "size", "dtype", "mismatch", "expected", "actual", "at", "index", "and", "or",
-             "is", "in", "None", "True", "False"}
-
-
-def reason_names(dynamo_reason: str) -> list[str]:
-    """The variable a Dynamo guard-failure text refers to, e.g.
-    "G['cfg'].scale == 2" -> ['cfg'];  "tensor 'xs[1]' size mismatch ..." -> ['xs'];
-    "tensor 'G['W']' rank mismatch ..." -> ['W'];  "len(xs) == 2" -> ['xs'];
-    'Duplicate tensors found: ["a", "xs[1]"]' -> ['a', 'xs']."""
-    duplicates = re.match(r"Duplicate tensors found: (.*)", dynamo_reason)  # no-aliasing: the names quoted
-    if duplicates:
-        return [re.split(r"[.\[]", name)[0] for name in re.findall(r"\"([^\"]+)\"", duplicates.group(1))]
-    m = re.match(r"tensor '(.*)' (?:size|rank|dtype|stride|device|requires_grad|dispatch)",
-                 dynamo_reason)
-    text = m.group(1) if m else dynamo_reason
-    rooted = re.search(r"[GL]\['([^']+)'\]", text)  # "KeyError on G['d']['k']" -> d
-    if rooted:
-        return [rooted.group(1)]
-    for gm, plain in re.findall(r"[GL]\['([^']+)'\]|\b([A-Za-z_]\w*)\b", text):
-        n = gm or plain
-        if n and n not in _NOT_VARS and not n.startswith("___"):
-            return [n]
-    return []
-
-
-def _names_in(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
-
 
 def _output_problem(actual: CallRecord, expected: CallRecord, raises: bool = False) -> str | None:
     """What differs in a call's outcome; with `raises`, a call may raise: then the other side
@@ -828,12 +799,10 @@ def _format_report(c: Case, title: str, problems: list[str], runs: dict[str, Run
 class Result:
     eager: RunRecord
     dynamo: RunRecord
-    tracer: RunRecord | None
+    tracer: RunRecord
 
 
-def check_case(c: Case, include_tracer: bool | None = None) -> Result:
-    if include_tracer is None:
-        include_tracer = INCLUDE_TRACER
+def check_case(c: Case) -> Result:
     snap = snapshot(c)  # the one initial state every run starts from
     eager = run_eager(c, snap)
     dyn = run_dynamo(c, snap)
@@ -852,9 +821,6 @@ def check_case(c: Case, include_tracer: bool | None = None) -> Result:
     if invalid:
         raise AssertionError(_format_report(c, "INVALID CASE (eager vs Dynamo)", invalid,
                                             {"dynamo": dyn}))
-
-    if not include_tracer:
-        return Result(eager, dyn, None)
 
     tr = run_tracer(c, snap)
     problems: list[str] = []
@@ -875,24 +841,15 @@ def check_case(c: Case, include_tracer: bool | None = None) -> Result:
                             f"Dynamo {len(d.graphs)}")
         else:
             for j, (tg, dg) in enumerate(zip(t.graphs, d.graphs)):
-                to, do = op_list(tg), op_list(dg)
-                if to != do:
-                    problems.append(f"call {i} graph {j}: op list differs\n"
-                                    f"      tracer: {to}\n      dynamo: {do}")
+                problems.extend(op_list_problems(f"call {i} graph {j}", tg, dg, c.is_module))
                 if c.same_placeholders and len(_placeholders(tg)) != len(_placeholders(dg)):
                     problems.append(f"call {i} graph {j}: {len(_placeholders(tg))} graph inputs, "
                                     f"Dynamo {len(_placeholders(dg))}\n"
                                     f"      tracer: {_placeholders(tg)}\n"
                                     f"      dynamo: {_placeholders(dg)}")
         if d.reasons and t.compiled:
-            # our reason must name (one of) the variable(s) whose guard Dynamo saw fail
-            names = [n for r in d.reasons for n in reason_names(r)]
-            if c.is_module and "fn" in names:
-                names.append("self")  # Dynamo's L['fn'] (wrap_inline) is our L['self']
-            text = " ".join(t.reasons)
-            if names and not any(_names_in(n, text) for n in names):
-                problems.append(f"call {i}: recompile reason {t.reasons} does not name "
-                                f"{' or '.join(sorted(set(names)))} (Dynamo: {d.reasons})")
+            # our reason states the guard Dynamo saw fail, entry by entry (differential_compare)
+            problems.extend(reason_problems(f"call {i}", d.reasons, t.failing, t.reasons, c.is_module))
     if problems:
         raise AssertionError(_format_report(c, "TRACER DIFFERS FROM DYNAMO", problems,
                                             {"tracer": tr, "dynamo": dyn}))

@@ -259,6 +259,7 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
         st["graphs"] = len(backend.graphs)
         st["all"] = {id(e) for _, e in all_events()}
         st["entries"] = {id(e) for _, e in all_entries()}
+        cr.failing = D.failing_guards(opt, *cr.inputs)
 
     def after(cr):
         evs = list(opt.compile_events)[st["events"]:]
@@ -323,9 +324,7 @@ def _report(c: BreakCase, title: str, problems: list[str], runs: dict[str, RunRe
     return text + extra.getvalue()
 
 
-def check_break_case(c: BreakCase, include_tracer: bool | None = None):
-    if include_tracer is None:
-        include_tracer = D.INCLUDE_TRACER
+def check_break_case(c: BreakCase):
     snap = D.snapshot(c)
     eager = run_eager(c, snap)
     dyn = run_dynamo(c, snap)
@@ -343,8 +342,6 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
             invalid.append(f"Dynamo compile pattern {got!r} != case's compiles={c.compiles!r}")
     if invalid:
         raise AssertionError(_report(c, "INVALID CASE (eager vs Dynamo)", invalid, {"dynamo": dyn}))
-    if not include_tracer:
-        return eager, dyn, None
 
     tr = run_tracer(c, snap)
     problems: list[str] = []
@@ -366,20 +363,13 @@ def check_break_case(c: BreakCase, include_tracer: bool | None = None):
                             f"Dynamo {len(d.graphs)}")
         else:
             for j, (tg, dg) in enumerate(zip(t.graphs, d.graphs)):
-                to, do = D.op_list(tg), D.op_list(dg)
-                if to != do:
-                    problems.append(f"call {i} graph {j}: op list differs\n"
-                                    f"      tracer: {to}\n      dynamo: {do}")
+                problems.extend(D.op_list_problems(f"call {i} graph {j}", tg, dg, c.is_module))
                 tp, dp = D._placeholders(tg), D._placeholders(dg)
                 if c.same_placeholders and len(tp) != len(dp):
                     problems.append(f"call {i} graph {j}: {len(tp)} graph inputs, Dynamo {len(dp)}\n"
                                     f"      tracer: {tp}\n      dynamo: {dp}")
         if d.reasons and t.compiled:
-            names = [n for r in d.reasons for n in D.reason_names(r)]
-            text = " ".join(t.reasons)
-            if names and not any(D._names_in(n, text) for n in names):
-                problems.append(f"call {i}: recompile reason {t.reasons} does not name "
-                                f"{' or '.join(sorted(set(names)))} (Dynamo: {d.reasons})")
+            problems.extend(D.reason_problems(f"call {i}", d.reasons, t.failing, t.reasons, c.is_module))
         if c.all_frames and t.new_entries != d.new_entries:
             problems.append(f"call {i}: frames with a new cache entry: tracer {t.new_entries}, "
                             f"Dynamo {d.new_entries}")

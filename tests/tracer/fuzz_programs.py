@@ -271,7 +271,7 @@ class _Gen:
         target = self.rng.choice(["d"] + self.names["dict"])
         line = self.rng.choice([f"{target}['k{self.counter}'] = float({self.i()})", f"{target}.pop('a', None)",
                                 f"{target}.update({{'u': 1.0}})", f"{target}.setdefault('s', 2.0)",
-                                f"del {target}['b']"])
+                                f"del {target}['b']", f"{target} |= {{'o': 4.0}}"])
         return self.block([line])
 
     def lists(self):
@@ -287,7 +287,8 @@ class _Gen:
     def list_mutation(self):
         target = self.rng.choice(["lst"] + self.names["list"])
         line = self.rng.choice([f"{target}.append({self.i()})", f"{target}.pop()", f"{target}.extend(ITEMS)",
-                                f"{target}[0] = {self.i()}", f"{target}.insert(0, 7)", "LOG.append(len(lst))"])
+                                f"{target}[0] = {self.i()}", f"{target}.insert(0, 7)", "LOG.append(len(lst))",
+                                f"{target} *= 2", f"{target} += [{self.i()}]"])
         return self.block([line])
 
     def objects(self):
@@ -322,6 +323,23 @@ class _Gen:
     def asserts(self):
         return self.block([self.rng.choice([f"assert {self.i()} < 3, f'n is {{n}}'", "assert 'a' in d, d",
                                             f"assert len(lst) > {self.rng.choice([0, 1, 2])}"])])
+
+    def across_breaks(self):
+        """Values alive across a graph break: a generator, a cell written after it, a display being built."""
+        t = self.fresh("tensor")
+        kind = self.rng.choice(["generator", "cell", "dict_display", "loop"])
+        if kind == "generator":
+            lines = [f"g = gen({self.t()}, 3)", "next(g)", f"print('gen', {self.i()})", f"{t} = next(g) + next(g)"]
+        elif kind == "cell":
+            lines = [f"box = {self.t()}", "def read():", "    return box * 2", f"print('cell', {self.i()})",
+                     "box = box + 1", f"{t} = read()"]
+        elif kind == "dict_display":
+            lines = [f"dd = {{'a': 1, **{{'b': int({self.t()}.sum())}}, **d}}", f"{t} = {self.t()} + len(dd)"]
+        else:
+            lines = [f"{t} = {self.t()} * 1", "for v in range(2):", "    try:",
+                     f"        {t} = {t} + {t}.sum().item()", "        if v == n:", "            raise KeyError(v)",
+                     "    except KeyError:", f"        {t} = {t} - 1"]
+        return self.block(lines, [(t, "tensor")])
 
     def object_store(self):
         line = self.rng.choice([f"OBJ.extra = float({self.i()})", "OBJ.v = OBJ.v * 2",
@@ -408,7 +426,8 @@ class _Gen:
     FAMILIES = (("arith", 6), ("ints", 3), ("dicts", 5), ("dict_mutation", 2), ("lists", 4), ("list_mutation", 2),
                 ("objects", 5), ("object_store", 1), ("globals_", 2), ("breaks", 3), ("with_block", 2),
                 ("try_block", 2), ("control", 3), ("functions", 3), ("closure", 1), ("deep_recursion", 0.15),
-                ("starred_call", 2), ("modules", 3), ("more_dicts", 3), ("asserts", 1))
+                ("starred_call", 2), ("modules", 3), ("more_dicts", 3), ("asserts", 1),
+                ("across_breaks", 2))
 
     def body(self, size: int) -> tuple[Block, ...]:
         names, weights = zip(*self.FAMILIES)

@@ -112,6 +112,7 @@ def parse_dot(text):
 @pytest.mark.parametrize("name", ["seed", "breaks"])
 def test_dot_is_well_formed_with_a_node_per_graph_node(exports, name):
     session, result = exports[name]
+    checked = 0
     for _, entry, edir in entries(session):
         for i, gm in enumerate(entry.graphs):
             nodes, edges = parse_dot(pathlib.Path(result.out_dir, edir, f"graph_{i}.dot").read_text())
@@ -119,6 +120,8 @@ def test_dot_is_well_formed_with_a_node_per_graph_node(exports, name):
             assert all(a in nodes and b in nodes for a, b in edges)
             expected = sum(len(set(n.all_input_nodes)) for n in gm.graph.nodes)
             assert len(edges) == expected
+            checked += 1
+    assert checked == result.report["summary"]["graphs"] >= 2  # every graph of the export has its DOT
 
 
 def test_dot_quotes_awkward_text():
@@ -133,6 +136,7 @@ def test_dot_quotes_awkward_text():
 @pytest.mark.parametrize("name", ["seed", "breaks"])
 def test_svg_is_well_formed_xml_with_one_group_per_node(exports, name):
     session, result = exports[name]
+    checked = 0
     for _, entry, edir in entries(session):
         for i, gm in enumerate(entry.graphs):
             root = ET.parse(pathlib.Path(result.out_dir, edir, f"graph_{i}.svg")).getroot()
@@ -143,6 +147,8 @@ def test_svg_is_well_formed_xml_with_one_group_per_node(exports, name):
                 assert group.find(f"{SVG_NS}rect") is not None and group.find(f"{SVG_NS}text") is not None
             paths = [p for p in root.iter(f"{SVG_NS}path") if p.get("class") == "edge"]
             assert len(paths) == sum(len(set(n.all_input_nodes)) for n in gm.graph.nodes)
+            checked += 1
+    assert checked == result.report["summary"]["graphs"] >= 2  # every graph of the export has its SVG
 
 
 def test_svg_layout_puts_inputs_above_their_users(exports):

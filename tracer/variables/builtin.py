@@ -214,6 +214,10 @@ class BuiltinVariable(VariableTracker):
                 return default
             raise
 
+    def call_vars(self, tx, obj):
+        """vars(obj) is obj.__dict__."""
+        return obj.var_getattr(tx, "__dict__")
+
     def call_setattr(self, tx, obj, name, value):
         obj.store_attr(tx, name.as_python_constant(), value)
         return ConstantVariable(None)

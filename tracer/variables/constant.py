@@ -20,7 +20,8 @@ CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellips
 _PURE_METHODS = {
     str: {"format", "join", "lower", "upper", "startswith", "endswith", "strip", "split",
           "replace", "__contains__", "__len__", "__getitem__", "isdigit", "isidentifier", "count",
-          "find", "lstrip", "rstrip", "title", "__add__", "__mul__", "__mod__", "zfill"},
+          "find", "lstrip", "rstrip", "title", "__add__", "__mul__", "__mod__", "zfill", "encode"},
+    bytes: {"decode", "__len__", "__getitem__", "__contains__", "startswith", "endswith"},
     int: {"bit_length", "__index__", "__int__", "__float__", "__add__", "__mul__", "__sub__",
           "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__", "__eq__",
           "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "to_bytes", "as_integer_ratio", "bit_count",

@@ -9,6 +9,7 @@ so the key set is guarded where the copy reads it.
 from __future__ import annotations
 
 import collections
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -139,6 +140,8 @@ class ConstDictVariable(VariableTracker):
         mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
+        if self.dict_cls is types.MappingProxyType:  # a class's __dict__ cannot be written through
+            raise observed(TypeError(f"'mappingproxy' object does not support {name}"))
         self.guard_keys()  # as Dynamo: a dict from outside that is mutated has its keys guarded
         entries = dict(self.entries)
         result = ConstantVariable(None)
@@ -171,8 +174,14 @@ class ConstDictVariable(VariableTracker):
             entries.clear()
         else:
             raise Unsupported(f"dict.{name}()")
-        tx.replace_all(self, replace(self, entries=entries))
+        self.mutated(tx, entries)
         return result
+
+    def mutated(self, tx, entries: dict) -> ConstDictVariable:
+        """The next version of this dict, swapped in wherever the trace holds it."""
+        new = replace(self, entries=entries)
+        tx.replace_all(self, new)
+        return new
 
     def short_repr(self) -> str:
         inner = ", ".join(f"{k!r}: {v.short_repr()}" for k, v in list(self.entries.items())[:4])

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .. import trace_rules
 from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
@@ -20,6 +21,23 @@ _FOLDED = {
     torch.is_grad_enabled: (None, torch.is_grad_enabled),
     torch.is_inference_mode_enabled: (None, torch.is_inference_mode_enabled),
 }
+
+# torch's Python operators ask whether an argument overrides them: a traced tensor never does.
+_TORCH_FUNCTION_CHECKS = {
+    torch._C._has_torch_function: lambda tx, args: _has_torch_function(args[0].unpack_var_sequence(tx)),
+    torch._C._has_torch_function_unary: lambda tx, args: _has_torch_function(args),
+    torch._C._has_torch_function_variadic: lambda tx, args: _has_torch_function(args),
+}
+
+
+def _has_torch_function(args) -> ConstantVariable:
+    """Whether an argument's class defines __torch_function__ (tensors we trace are plain)."""
+    from .tensor import TensorVariable
+    overriding = [a for a in args if not isinstance(a.realize(), TensorVariable)
+                  and hasattr(a.realize().python_type(), "__torch_function__")]
+    if overriding:
+        raise Unsupported(f"{overriding[0].describe()} overrides torch functions (__torch_function__)")
+    return ConstantVariable(False)
 
 
 def _folded(fn, args: list, kwargs: dict) -> ConstantVariable:
@@ -50,6 +68,27 @@ _REFUSED = {
 }
 
 
+# Pure functions of dtypes and other constants: evaluated at trace time on constant arguments.
+_FOLDED_ON_CONSTANTS = frozenset({torch.promote_types, torch.can_cast, torch._C._get_tracing_state})
+# Classes whose instances are constants (their attributes are numbers): torch.finfo(dtype).eps.
+CONSTANT_CLASSES = (torch.finfo, torch.iinfo)
+
+
+def _fold_on_constants(fn_var, args, kwargs):
+    """fn(*constants) evaluated now, as a constant; None when an argument is not a constant."""
+    if not all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+        return None
+    try:
+        value = fn_var.fn(*[a.as_python_constant() for a in args],
+                          **{k: v.as_python_constant() for k, v in kwargs.items()})
+    except Exception as error:
+        from ..exc import observed
+        raise observed(error, f"{fn_var.short_repr()}() raised {type(error).__name__}: {error}") from error
+    if isinstance(value, torch.Tensor):
+        raise Unsupported(f"{fn_var.short_repr()}() made a tensor at trace time")
+    return ConstantVariable(value)
+
+
 def _is_ndarray(v) -> bool:
     from .numpy import NumpyNdarrayVariable
     return isinstance(v, NumpyNdarrayVariable)
@@ -75,8 +114,17 @@ class TorchFunctionVariable(VariableTracker):
     def call_function(self, tx, args, kwargs):
         args = [a.realize() for a in args]
         kwargs = {k: v.realize() for k, v in kwargs.items()}
+        known, answer = trace_rules.trace_time_answer(self.fn)
+        if known:
+            return ConstantVariable(answer)
         if self.fn in _FOLDED:
             return _folded(self.fn, args, kwargs)
+        if self.fn in _TORCH_FUNCTION_CHECKS:
+            return _TORCH_FUNCTION_CHECKS[self.fn](tx, args)
+        if self.fn in CONSTANT_CLASSES or self.fn in _FOLDED_ON_CONSTANTS or trace_rules.is_query(self.fn):
+            folded = _fold_on_constants(self, args, kwargs)
+            if folded is not None:
+                return folded
         if self.fn in (torch.from_numpy, torch.as_tensor) and args and _is_ndarray(args[0]) and len(args) == 1:
             from .numpy import tensor_from_ndarray
             return tensor_from_ndarray(tx, args[0])
@@ -93,6 +141,8 @@ class TorchFunctionVariable(VariableTracker):
         return tx.output.call(tx, "call_function", self.fn, tuple(args), kwargs)
 
     def var_getattr(self, tx, name):
+        if name in ("__name__", "__qualname__", "__module__", "__doc__"):
+            return ConstantVariable(getattr(self.fn, name, None))
         raise Unsupported(f"attribute {name!r} of {self.short_repr()}")
 
     def short_repr(self) -> str:

@@ -164,12 +164,42 @@ class TensorKey:
         return f"<tensor {self.tracker.short_repr()}>"
 
 
+class ObjectKey:
+    """An object hashed by identity (an nn.Module, a user object without its own __hash__/__eq__)
+    as a set item or dict key."""
+
+    __slots__ = ("tracker",)
+
+    def __init__(self, tracker):
+        self.tracker = tracker
+
+    def __hash__(self) -> int:
+        return hash(self.tracker.identity())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ObjectKey) and other.tracker.identity() == self.tracker.identity()
+
+    def __repr__(self) -> str:
+        return f"<object {self.tracker.short_repr()}>"
+
+
+def _hashed_by_identity(item) -> bool:
+    from .misc import UserDefinedObjectVariable
+    if not isinstance(item, UserDefinedObjectVariable):
+        return False
+    cls = item.python_type()
+    return cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__ or \
+        isinstance(item.value, torch.nn.Module)
+
+
 def hash_key(item: VariableTracker):
-    """What a set or a dict tells an item apart by: a constant's value, a tensor's identity."""
+    """What a set or a dict tells an item apart by: a constant's value, a tensor's or an object's identity."""
     from .tensor import TensorVariable
     item = item.realize()
     if isinstance(item, TensorVariable):
         return TensorKey(item)
+    if _hashed_by_identity(item):
+        return ObjectKey(item)
     if not item.is_python_constant():
         raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
     value = item.as_python_constant()
@@ -182,7 +212,7 @@ def hash_key(item: VariableTracker):
 
 def key_tracker(key) -> VariableTracker:
     """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding)."""
-    return key.tracker if isinstance(key, TensorKey) else ConstantVariable(key)
+    return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,6 +229,12 @@ class SetVariable(BaseListVariable):
 
     def with_items(self, items, source=None):
         return SetVariable(unique_items(items), source=source)
+
+    def mutated(self, tx, items) -> SetVariable:
+        """The next version of this set, swapped in wherever the trace holds it."""
+        new = replace(self, items=unique_items(items))
+        tx.replace_all(self, new)
+        return new
 
     def keys(self) -> list:
         return [hash_key(item) for item in self.items]
@@ -224,8 +260,7 @@ class SetVariable(BaseListVariable):
                                                 else target))
                     return ConstantVariable(None)
                 del items[keys.index(target)]
-            new = replace(self, items=unique_items(items))
-            tx.replace_all(self, new)
+            self.mutated(tx, items)
             return ConstantVariable(None)
         if all(a.is_python_constant() for a in [self, *args]):
             from ..builder import build_sourceless
@@ -236,7 +271,7 @@ class SetVariable(BaseListVariable):
             except Exception as error:  # pop() from an empty set, a bad argument: the program's exception
                 raise observed(error, f"set.{name}() raised {type(error).__name__}: {error}") from error
             if real != before:  # pop(), difference_update(), ...: the set itself changed
-                tx.replace_all(self, replace(self, items=unique_items([build_sourceless(tx, v) for v in real])))
+                self.mutated(tx, [build_sourceless(tx, v) for v in real])
             return build_sourceless(tx, result)
         raise Unsupported(f"set.{name}() on a set holding tensors")
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import inspect
 import types
-
-import torch
 from dataclasses import dataclass, field
 
-from ..exc import Unsupported, observed
+import torch
+
+from ..exc import ObservedException, Unsupported, observed
 from ..source import AttrSource, GetItemSource, Source, TypeSource
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
@@ -54,10 +54,13 @@ def guarded_function(tx, fn: types.FunctionType, source: Source | None):
 
     Not `build()`: a method is inlined even where trace_rules would make the function a
     graph node (a torch module's forward), and only its identity is in question here.
+    torch's own methods (Linear.forward, ...) are library code nobody swaps between calls,
+    as Dynamo also assumes: guarding them was a fifth of a deep module's guards.
     """
     from .user_functions import UserFunctionVariable
     tracker = UserFunctionVariable(fn, source=source)
-    if source is not None:
+    module = getattr(fn, "__module__", None) or ""
+    if source is not None and module.split(".")[0] != "torch":
         before = len(tx.output.guards)
         tx.output.install_guard(AttrSource(source, "__code__"), "ID_MATCH", fn.__code__)
         tx.output.stamp_guards(before, tracker.kind())  # its provenance, as the builder stamps its own
@@ -224,6 +227,10 @@ class UserDefinedClassVariable(VariableTracker):
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
             return context
+        from .functions import CONSTANT_CLASSES, TorchFunctionVariable
+        if self.value in CONSTANT_CLASSES:  # torch.finfo(dtype): a constant of numbers
+            return TorchFunctionVariable(self.value).call_function(tx, args, kwargs)
+        from .object_protocol import construct_user_object
         return construct_user_object(tx, self, args, kwargs)
 
     def store_attr(self, tx, name, value):
@@ -280,28 +287,6 @@ def _construct_namedtuple(tx, cls, args, kwargs):
     return NamedTupleVariable(tuple(values[name] for name in fields), tuple_cls=cls)
 
 
-def construct_user_object(tx, cls_var: UserDefinedClassVariable, args, kwargs):
-    """`Cls(*args)` for a plain Python class: a new object whose __init__ is traced inline."""
-    cls = cls_var.value
-    if issubclass(cls, torch.nn.Module):
-        raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace")
-    plain = (type(cls) is type and cls.__new__ is object.__new__
-             and cls.__setattr__ is object.__setattr__ and not issubclass(cls, BaseException))
-    if not plain:
-        raise Unsupported(f"constructing {cls.__qualname__} objects (custom __new__, metaclass or __setattr__)")
-    obj = UserDefinedObjectVariable(cls=cls, cls_source=cls_var.source)
-    init = _read_static(cls, "__init__")
-    if init is object.__init__:
-        if args or kwargs:
-            raise Unsupported(f"TypeError: {cls.__qualname__}() takes no arguments")
-        return obj
-    if not isinstance(init, types.FunctionType):
-        raise Unsupported(f"{cls.__qualname__}.__init__ is not a Python function")
-    init_source = AttrSource(cls_var.source, "__init__") if cls_var.source is not None else None
-    guarded_function(tx, init, init_source).call_function(tx, [obj, *args], kwargs)
-    return obj
-
-
 @dataclass(frozen=True, eq=False)
 class UserDefinedObjectVariable(VariableTracker):
     """An instance of a user's class, tracked attribute by attribute.
@@ -325,20 +310,49 @@ class UserDefinedObjectVariable(VariableTracker):
         return self.cls is not None
 
     def _guard_not_in_instance_dict(self, tx, name):
-        if self.source is not None:
+        if self.source is not None and hasattr(self.value, "__dict__"):  # a __slots__ object has none
             tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
 
     def var_getattr(self, tx, name):
+        """`obj.name` as type(obj).__getattribute__ answers it: a Python override is traced inline
+        (its `super().__getattribute__` comes back to generic_getattr), with __getattr__ as the
+        fallback when it raises AttributeError."""
+        from .object_protocol import python_slot
+        getattribute = python_slot(self.python_type(), "__getattribute__")
+        if getattribute is None:
+            return self.generic_getattr(tx, name)
+        try:
+            return self._call_special(tx, getattribute, "__getattribute__", [ConstantVariable(name)])
+        except ObservedException as error:
+            raised = getattr(error.exception, "exc_type", type(error.exception))  # an ExceptionVariable's, or real
+            if not issubclass(raised, AttributeError) or python_slot(self.python_type(), "__getattr__") is None:
+                raise
+        return self._call_special(tx, python_slot(self.python_type(), "__getattr__"), "__getattr__",
+                                  [ConstantVariable(name)])
+
+    def _call_special(self, tx, fn, name: str, args: list):
+        """A special method the class defines in Python, called on self; guarded where it was read."""
         from ..builder import build
-        from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
+        cls_source = TypeSource(self.source) if self.source is not None else self.cls_source
+        fn_var = build(tx, fn, AttrSource(cls_source, name) if cls_source is not None else None)
+        return fn_var.call_function(tx, [self, *args], {})
+
+    def generic_getattr(self, tx, name):
+        """object.__getattribute__: attributes the trace stored, data descriptors, the instance
+        dict, then the class; __getattr__ (in Python) when all miss."""
+        from ..builder import build
+        from .user_functions import (
+            BaseUserFunctionVariable,
+            UserMethodVariable,
+        )
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
         cls = self.python_type()
-        if cls.__getattribute__ is not object.__getattribute__:
-            raise Unsupported(f"{cls.__qualname__} customises __getattribute__")
         if name == "__dict__":
             return self._instance_dict(tx)
+        if name == "__class__":
+            return self._class_var(tx)
         instance_dict = getattr(self.value, "__dict__", {}) if not self.is_new() else {}
         source = AttrSource(self.source, name) if self.source is not None else None
         try:
@@ -355,8 +369,11 @@ class UserDefinedObjectVariable(VariableTracker):
                 return UserMethodVariable(recorded, self)
             return recorded
         if attr is _MISSING:
-            if hasattr(cls, "__getattr__"):
-                raise Unsupported(f"{cls.__qualname__} defines __getattr__, which the tracer does not model")
+            from .object_protocol import python_slot
+            getattr_fn = python_slot(cls, "__getattr__")
+            if getattr_fn is not None:
+                self._guard_not_in_instance_dict(tx, name)
+                return self._call_special(tx, getattr_fn, "__getattr__", [ConstantVariable(name)])
             self._guard_not_in_instance_dict(tx, name)  # getattr(o, name, default) and hasattr rely on it
             raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
                            f"{cls.__qualname__} object has no attribute {name!r}")
@@ -371,10 +388,24 @@ class UserDefinedObjectVariable(VariableTracker):
             if member is not None:
                 return member
         class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
+        from .object_protocol import SlotFunctionVariable, is_generic_slot
+        if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
+            return SlotFunctionVariable(attr, self)
+        if isinstance(attr, types.MemberDescriptorType) and not self.is_new():  # a __slots__ member
+            try:
+                return build(tx, attr.__get__(self.value, cls), source)
+            except AttributeError as error:
+                raise observed(error, f"{cls.__qualname__} object has no attribute {name!r}") from error
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
         return build(tx, attr, class_source)
 
+    def _class_var(self, tx):
+        """obj.__class__: the class, guarded (an outside object's by its own source)."""
+        from ..builder import build
+        if self.source is not None:
+            return build(tx, self.python_type(), AttrSource(self.source, "__class__"))
+        return UserDefinedClassVariable(self.python_type(), source=self.cls_source)
     def class_variable(self) -> UserDefinedClassVariable:
         """type(self), with the Source its attributes are guarded through."""
         source = TypeSource(self.source) if self.source is not None else self.cls_source
@@ -387,13 +418,15 @@ class UserDefinedObjectVariable(VariableTracker):
         return self.var_getattr(tx, "__call__").call_function(tx, args, kwargs)
 
     def truth(self, tx) -> bool:
-        """bool(obj): __bool__, else __len__, else True -- the first two traced when written in Python."""
+        """bool(obj): __bool__, else __len__, else True -- the first two traced when written in Python
+        (a dict subclass's C __len__ counts its items)."""
+        from .object_protocol import is_generic_slot
         cls = self.python_type()
         for name in ("__bool__", "__len__"):
             attr = inspect.getattr_static(cls, name, None)
             if attr is None:
                 continue
-            if not isinstance(attr, types.FunctionType):
+            if not isinstance(attr, types.FunctionType) and not is_generic_slot(attr):
                 raise Unsupported(f"truth value of {cls.__qualname__} ({name} is not a Python function)")
             result = self.call_method(tx, name, [], {}).realize()
             if not result.is_python_constant():
@@ -402,6 +435,20 @@ class UserDefinedObjectVariable(VariableTracker):
         self._guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
         return True
 
+    def has_unpack_var_sequence(self, tx) -> bool:
+        from .object_protocol import dict_base, python_slot
+        return python_slot(self.python_type(), "__iter__") is not None or dict_base(self.python_type()) is not None
+
+    def unpack_var_sequence(self, tx):
+        """Every item iterating gives: a Python __iter__ run to its end, or a dict subclass's keys."""
+        from .builtin import BuiltinVariable
+        from .object_protocol import python_slot
+        if python_slot(self.python_type(), "__iter__") is not None:
+            iterator = BuiltinVariable(iter).call_function(tx, [self], {})
+            return iterator.unpack_var_sequence(tx)
+        if not self.has_unpack_var_sequence(tx):
+            return super().unpack_var_sequence(tx)
+        return self.call_method(tx, "keys", [], {}).unpack_var_sequence(tx)
     def _guard_class_lacks(self, tx, *names: str) -> None:
         """The user classes in type(self)'s MRO still define none of `names` (a built-in's dict is fixed)."""
         cls_var = self.class_variable()
@@ -415,10 +462,14 @@ class UserDefinedObjectVariable(VariableTracker):
                 tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
 
     def _instance_dict(self, tx):
-        """obj.__dict__ of an outside object: its real dict, a tracked container (writes replay on it)."""
+        """obj.__dict__: of an object made in the trace, a view of its recorded attributes; of an
+        outside object, its real dict, a tracked container (writes replay on it)."""
         from ..builder import build
-        if self.is_new() or self.source is None or tx.output.side_effects.attrs.get(self.identity()):
-            raise Unsupported(f"__dict__ of {self.describe()} whose attributes the trace holds")
+        if self.is_new() or (self.source is not None and tx.output.side_effects.attrs.get(self.identity())):
+            from .object_protocol import InstanceDictVariable  # a view: the trace's assignments on top
+            return InstanceDictVariable(self)
+        if self.source is None:
+            raise Unsupported(f"__dict__ of {self.describe()}, reached without a source")
         return build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
 
     def del_attr(self, tx, name):
@@ -431,9 +482,24 @@ class UserDefinedObjectVariable(VariableTracker):
         tx.output.side_effects.delete_attr(self.identity(), name)
 
     def store_attr(self, tx, name, value):
+        """`obj.name = value`: a __setattr__ written in Python is traced inline (its
+        `super().__setattr__` comes back to generic_setattr)."""
+        from .object_protocol import python_slot
+        setattr_fn = python_slot(self.python_type(), "__setattr__")
+        if setattr_fn is not None:
+            self._call_special(tx, setattr_fn, "__setattr__", [ConstantVariable(name), value])
+            return
+        if self.python_type().__setattr__ is not object.__setattr__ and not self._generic_setattr_slot():
+            raise Unsupported(f"{self.python_type().__qualname__} customises __setattr__ in C")
+        self.generic_setattr(tx, name, value)
+
+    def _generic_setattr_slot(self) -> bool:
+        from .object_protocol import is_generic_slot
+        return is_generic_slot(inspect.getattr_static(self.python_type(), "__setattr__"))
+
+    def generic_setattr(self, tx, name, value):
+        """object.__setattr__: recorded in the side effects, replayed the same way after the graph."""
         cls = self.python_type()
-        if cls.__setattr__ is not object.__setattr__:
-            raise Unsupported(f"{cls.__qualname__} customises __setattr__")
         try:
             attr = inspect.getattr_static(cls, name)
         except AttributeError:
@@ -499,6 +565,9 @@ class SuperVariable(VariableTracker):
                 raise Unsupported(f"property {klass.__qualname__}.{name} read through super() from the class")
             member = class_member(tx, attr, source, self.obj, start, raw=True)
             if member is None:
+                from .object_protocol import SlotFunctionVariable, is_generic_slot
+                if is_generic_slot(attr):  # object.__getattribute__, OrderedDict.__setitem__, object.__new__
+                    return SlotFunctionVariable(attr, self.obj)
                 raise Unsupported(f"super().{name} is a {type(attr).__name__}")
             return member
         raise Unsupported(f"super() has no attribute {name!r}")

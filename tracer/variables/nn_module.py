@@ -55,6 +55,13 @@ def _guard_members(tx, module, source, slot: str, read: str = "keys", key=None) 
         tx.output.install_guard(dict_source, "DICT_CONTAINS", (key, key in members))
 
 
+def record_module_init(tx) -> None:
+    """What nn.Module.__init__ leaves in a graph that traces it (as Dynamo's does): its usage log
+    call, once per graph (the log is once per process: a second call records nothing)."""
+    log = torch._C._log_api_usage_once
+    if any(node.target is log and node.args == ("python.nn_module",) for node in tx.output.graph.nodes):
+        return
+    tx.output.call(tx, "call_function", log, (ConstantVariable("python.nn_module"),), {})
 def _class_defines(cls: type, name: str) -> bool:
     """Whether object.__getattribute__ finds `name` on the class (its MRO, not its metaclass)."""
     return any(name in klass.__dict__ for klass in cls.__mro__)
@@ -127,6 +134,10 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _call_forward(self, tx, args, kwargs):
         """nn.Module.__call__: its forward pre-hooks, forward, its forward hooks, each traced inline."""
         module = self.value
+        from ..trace_rules import module_skip_reason
+        skip = module_skip_reason(module)
+        if skip is not None:  # an RNN: the graph breaks at the call, as Dynamo's does
+            raise Unsupported(skip)
         hooks = hooks_of(module)
         untraced = [name for name in hooks if name not in _TRACED_HOOKS]
         if untraced or module._forward_pre_hooks_with_kwargs or module._forward_hooks_with_kwargs \
@@ -224,6 +235,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if isinstance(key, slice):
             if slot != "_modules":
                 raise Unsupported(f"slicing a {type(self.value).__name__}")
+            record_module_init(tx)  # the slice is a new container: nn.Module.__init__ runs for it
             return self._slice(keys[key])
         if not isinstance(key, int) or not -len(keys) <= key < len(keys):
             raise Unsupported(f"IndexError: index {key!r} into {type(self.value).__name__}")

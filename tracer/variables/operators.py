@@ -52,6 +52,9 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     plain = INPLACE_TO_PLAIN.get(op, op)
     if isinstance(args[0], ListVariable) and op is operator.iadd:
         return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
+    changed = _in_place(tx, op, args)
+    if changed is not None:
+        return changed
     if plain is operator.add and len(args) == 2 and _same_sequence_kind(*args):
         return args[0].with_items(args[0].items + tuple(args[1].unpack_var_sequence(tx)))
     if plain is operator.mul and len(args) == 2 and isinstance(args[0], BaseListVariable) \
@@ -69,6 +72,35 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         same = _same_object(args[0], args[1])  # a type without __eq__ (a partial, a function): identity
         return ConstantVariable(same if op is operator.eq else not same)
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+# In-place operators that change a set or dict itself (`s |= t` is `s.update(t)`, and gives s).
+_SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", operator.isub: "difference_update",
+                 operator.ixor: "symmetric_difference_update"}
+
+
+def _in_place(tx, op, args) -> VariableTracker | None:
+    """`d |= e`, `s &= t`, `lst *= n`: the left operand changed in place and given back; None otherwise."""
+    from .builtin import BuiltinVariable
+    from .lists import SetVariable
+    target = args[0].realize()
+    if isinstance(target, ListVariable) and op is operator.imul and args[1].is_python_constant():
+        return target.mutated(tx, target.items * args[1].as_python_constant())
+    if isinstance(target, ConstDictVariable) and op is operator.ior:
+        target.guard_keys()  # as every mutation of a dict from outside
+        update = BuiltinVariable(dict).call_function(tx, [args[1]], {}).read_entries()
+        return target.mutated(tx, {**target.entries, **update})
+    other = args[1]
+    if isinstance(target, SetVariable) and op in _SET_IN_PLACE and other.python_type() in (set, frozenset):
+        if op is operator.ior:
+            return target.mutated(tx, target.items + tuple(other.unpack_var_sequence(tx)))
+        if not (target.is_python_constant() and other.is_python_constant()):
+            raise Unsupported(f"{_SET_IN_PLACE[op]} on a set holding tensors")
+        from ..builder import build_sourceless
+        real = target.as_python_constant()
+        getattr(real, _SET_IN_PLACE[op])(other.as_python_constant())
+        return target.mutated(tx, [build_sourceless(tx, v) for v in real])
+    return None
 
 
 def _fold(tx, op, values: list) -> VariableTracker:

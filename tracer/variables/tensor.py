@@ -82,6 +82,10 @@ class TensorVariable(VariableTracker):
         from .misc import GetAttrVariable
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
+        if not hasattr(torch.Tensor, name):  # hasattr(x, "jax") and getattr defaults are told so
+            from ..exc import observed
+            raise observed(AttributeError(f"'Tensor' object has no attribute {name!r}"),
+                           f"Tensor object has no attribute {name!r}")
         raise Unsupported(f"tensor attribute .{name}")
 
     def _is_input(self, tx) -> bool:

@@ -52,7 +52,16 @@ class BaseUserFunctionVariable(VariableTracker):
         if name in ("__name__", "__qualname__"):
             return ConstantVariable(getattr(self, "qualname", "").rsplit(".", 1)[-1]
                                     if name == "__name__" else getattr(self, "qualname", ""))
-        return super().var_getattr(tx, name)
+        if name == "__code__":  # pinned already: a function with a source is guarded by its code
+            return ConstantVariable(self.get_code())
+        if name == "__call__":  # fn.__call__(...) is fn(...)
+            return self
+        return self.function_attr(tx, name)
+
+    def function_attr(self, tx, name):
+        """Any other attribute of the function object (`__defaults__`, `__wrapped__`, `__dict__`
+        entries such as `__dynamo_disable`)."""
+        raise Unsupported(f"attribute {name!r} of {self.describe()}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +107,39 @@ class UserFunctionVariable(BaseUserFunctionVariable):
             cells.append(build_lazy(tx, contents, source) if source else build(tx, contents))
         return defaults, kwdefaults, cells
 
+    def call_function(self, tx, args, kwargs):
+        if getattr(self.fn, "_dynamo_marked_constant", False):  # @torch._dynamo.assume_constant_result
+            return self._constant_result(tx, args, kwargs)
+        return super().call_function(tx, args, kwargs)
+
+    def _constant_result(self, tx, args, kwargs):
+        """A function its author marked as constant: called now on constant arguments, its result
+        baked in (as Dynamo does for `_dynamo_marked_constant`)."""
+        from ..builder import build_sourceless
+        values = [a.realize() for a in [*args, *kwargs.values()]]
+        if not all(v.is_python_constant() for v in values):
+            raise Unsupported(f"{self.qualname} is marked constant but got {', '.join(v.describe() for v in values)}")
+        try:
+            result = self.fn(*[a.as_python_constant() for a in args],
+                             **{k: v.as_python_constant() for k, v in kwargs.items()})
+        except Exception as error:
+            from ..exc import observed
+            raise observed(error, f"{self.qualname}() raised {type(error).__name__}: {error}") from error
+        return build_sourceless(tx, result)
+
+    def function_attr(self, tx, name):
+        """Read from the real function and guarded through its source; a missing one is an
+        AttributeError the trace can catch (getattr with a default, hasattr)."""
+        from ..builder import build
+        from ..exc import observed
+        try:
+            value = getattr(self.fn, name)
+        except AttributeError as error:
+            if self.source is not None:
+                tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
+            raise observed(error, f"function {self.qualname} has no attribute {name!r}") from error
+        return build(tx, value, AttrSource(self.source, name) if self.source is not None else None)
+
     def short_repr(self) -> str:
         return f"function {self.qualname}"
 
@@ -124,6 +166,27 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
 
     def bind_extras(self, tx):
         return self.defaults, self.kwdefaults, list(self.closure)
+
+    def function_attr(self, tx, name):
+        """What MAKE_FUNCTION gave the function; it has no other attributes (nothing can set them
+        in the trace)."""
+        from ..exc import observed
+        from .constant import ConstantVariable
+        from .dicts import ConstDictVariable
+        from .lists import TupleVariable
+        if name == "__defaults__":
+            return TupleVariable(tuple(self.defaults)) if self.defaults else ConstantVariable(None)
+        if name == "__kwdefaults__":
+            return ConstDictVariable(dict(self.kwdefaults)) if self.kwdefaults else ConstantVariable(None)
+        if name == "__module__":
+            return ConstantVariable(self.f_globals.get("__name__"))
+        if name == "__doc__":
+            consts = self.code.co_consts
+            return ConstantVariable(consts[0] if consts and isinstance(consts[0], str) else None)
+        if name in dir(types.FunctionType):
+            raise Unsupported(f"attribute {name!r} of {self.describe()}")
+        raise observed(AttributeError(f"'function' object has no attribute {name!r}"),
+                       f"function {self.qualname} has no attribute {name!r}")
 
     def children(self):
         return [(f"closure {c.name}", c) for c in self.closure]

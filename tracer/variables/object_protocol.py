@@ -1,0 +1,328 @@
+"""Python's object protocol for user objects: building them, and the C slots their Python code calls.
+
+Library classes customise how objects are made and read: a metaclass, a `__new__`, a
+`__getattribute__` or `__setattr__` written in Python, a dict base whose items live beside
+the attributes (transformers' `ModelOutput` is a dataclass on an `OrderedDict`).  Their
+Python code is traced inline; what it hands back to C (`super().__getattribute__(k)`,
+`object.__setattr__(self, k, v)`, `OrderedDict.__setitem__(self, k, v)`, `object.__new__(cls)`)
+arrives here as a `SlotFunctionVariable` and runs the generic operation on the tracker, as
+CPython's `PyObject_GenericGetAttr` and friends would on the real object.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import types
+from dataclasses import dataclass
+
+import torch
+
+from ..exc import Unsupported
+from .base import VariableTracker
+from .constant import ConstantVariable
+
+# The builtin bases whose instances we model: plain objects, and dicts (items beside attributes).
+DICT_BASES = (collections.OrderedDict, dict)
+_GENERIC_BASES = (object, *DICT_BASES)
+
+
+def python_slot(cls: type, name: str):
+    """The Python function `cls` (or a base written in Python) defines for a special method, else None.
+
+    A slot wrapper of a builtin base (dict's own `__getattribute__`) is the generic behaviour,
+    not a customisation."""
+    attr = inspect.getattr_static(cls, name, None)
+    if isinstance(attr, staticmethod):
+        attr = attr.__func__
+    return attr if isinstance(attr, types.FunctionType) else None
+
+
+def dict_base(cls: type):
+    """The builtin dict class an object of `cls` stores its items in, or None."""
+    for base in DICT_BASES:
+        if issubclass(cls, base):
+            return base
+    return None
+
+
+def _slot_owner(fn) -> type | None:
+    owner = getattr(fn, "__objclass__", None)
+    if owner is None and isinstance(fn, types.BuiltinMethodType):
+        owner = getattr(fn, "__self__", None)
+    return owner if isinstance(owner, type) else None
+
+
+def is_generic_slot(fn) -> bool:
+    """Whether fn is a C method of object, dict or OrderedDict that we run on trackers."""
+    return _slot_owner(fn) in _GENERIC_BASES and getattr(fn, "__name__", "") in _SLOT_NAMES
+
+
+_OBJECT_SLOTS = ("__getattribute__", "__setattr__", "__delattr__", "__new__", "__init__", "__init_subclass__")
+_DICT_SLOTS = ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__len__", "__iter__", "keys",
+               "values", "items", "get", "__init__", "__new__", "update", "setdefault", "pop", "copy",
+               "__getattribute__", "__setattr__", "__delattr__")
+_SLOT_NAMES = frozenset(_OBJECT_SLOTS + _DICT_SLOTS)
+
+
+@dataclass(frozen=True, eq=False)
+class SlotFunctionVariable(VariableTracker):
+    """A C method of object, dict or OrderedDict (`object.__setattr__`, `OrderedDict.__setitem__`),
+    unbound or bound to `obj` by super(); called, it runs the generic operation on the tracker."""
+
+    fn: object = None
+    obj: VariableTracker | None = None
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def as_python_constant(self):
+        if self.obj is not None:
+            raise Unsupported(f"{self.short_repr()} bound to {self.obj.describe()} is not a constant")
+        return self.fn
+
+    def call_function(self, tx, args, kwargs):
+        args = list(args) if self.obj is None else [self.obj, *args]
+        name = self.fn.__name__
+        if not args:
+            raise Unsupported(f"TypeError: {self.short_repr()} needs an argument")
+        target = args[0].realize()
+        if name == "__new__":
+            return new_instance(tx, target, self.fn)
+        from .misc import UserDefinedObjectVariable
+        rest = args[1:]
+        if not isinstance(target, UserDefinedObjectVariable):
+            owner = _slot_owner(self.fn)
+            if owner in DICT_BASES and issubclass(target.python_type(), owner):  # dict.keys(d) of a plain dict
+                return target.call_method(tx, name, list(rest), dict(kwargs))
+            raise Unsupported(f"{self.short_repr()} on {target.describe()}")
+        if name == "__getattribute__":
+            return target.generic_getattr(tx, _name_of(rest[0]))
+        if name == "__setattr__":
+            target.generic_setattr(tx, _name_of(rest[0]), rest[1])
+            return ConstantVariable(None)
+        if name == "__delattr__":
+            target.del_attr(tx, _name_of(rest[0]))
+            return ConstantVariable(None)
+        if name == "__init_subclass__":
+            return ConstantVariable(None)
+        if _slot_owner(self.fn) is object:
+            if name == "__init__":
+                return ConstantVariable(None)
+            raise Unsupported(f"{self.short_repr()}")
+        if dict_base(target.python_type()) is None:
+            raise Unsupported(f"{self.short_repr()} on {target.describe()}, which is not a dict")
+        return dict_base_call(tx, target, name, rest, kwargs)
+
+    def short_repr(self) -> str:
+        owner = _slot_owner(self.fn)
+        bound = " (bound by super())" if self.obj is not None else ""
+        return f"{owner.__name__ if owner else '?'}.{self.fn.__name__}{bound}"
+
+
+def _name_of(var) -> str:
+    name = var.realize()
+    if not name.is_python_constant() or not isinstance(name.as_python_constant(), str):
+        raise Unsupported(f"an attribute name that is not a constant string: {name.describe()}")
+    return name.as_python_constant()
+
+
+def new_instance(tx, cls_var, new_fn=None):
+    """`object.__new__(cls)` / `OrderedDict.__new__(cls)`: a fresh, empty object made in the trace."""
+    from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
+    if not isinstance(cls_var, UserDefinedClassVariable):
+        raise Unsupported(f"__new__ of {cls_var.describe()}")
+    cls = cls_var.value
+    check_buildable(cls)
+    if new_fn is not None and _slot_owner(new_fn) not in (object, dict_base(cls), dict):
+        raise Unsupported(f"{_slot_owner(new_fn).__name__}.__new__({cls.__qualname__})")
+    return UserDefinedObjectVariable(cls=cls, cls_source=cls_var.source)
+
+
+def check_buildable(cls: type) -> None:
+    """Refuse the classes whose instances we cannot model (a C base with its own layout)."""
+    solid = [base for base in cls.__mro__ if base.__module__ in ("builtins", "collections", "_collections")
+             and base not in _GENERIC_BASES and not issubclass(base, BaseException)]
+    if solid:
+        raise Unsupported(f"constructing {cls.__qualname__} objects (a subclass of the builtin "
+                          f"{solid[0].__qualname__})")
+    if "__slots__" in vars(cls) and cls.__slots__:
+        raise Unsupported(f"constructing {cls.__qualname__} objects (it has __slots__)")
+
+
+def construct_user_object(tx, cls_var, args, kwargs):
+    """`Cls(*args)` for a Python class: type.__call__ traced — `__new__` then `__init__`, each
+    inlined when written in Python (a metaclass that only customises class creation is fine)."""
+    from ..source import AttrSource
+    from .misc import UserDefinedObjectVariable, guarded_function
+    cls = cls_var.value
+    if issubclass(cls, torch.nn.Module):
+        return construct_module(tx, cls_var, args, kwargs)
+    if issubclass(cls, BaseException):
+        raise Unsupported(f"constructing {cls.__qualname__} objects (an exception class)")
+    if python_slot(type(cls), "__call__") is not None or type(cls).__call__ is not type.__call__:
+        raise Unsupported(f"constructing {cls.__qualname__} objects (its metaclass customises __call__)")
+    new = python_slot(cls, "__new__")
+    if new is not None:
+        new_source = AttrSource(cls_var.source, "__new__") if cls_var.source is not None else None
+        obj = guarded_function(tx, new, new_source).call_function(tx, [cls_var, *args], kwargs).realize()
+        if not (isinstance(obj, UserDefinedObjectVariable) and issubclass(obj.python_type(), cls)):
+            return obj  # Python skips __init__ when __new__ returns something else
+    else:
+        obj = new_instance(tx, cls_var)
+    init = inspect.getattr_static(cls, "__init__")
+    if isinstance(init, types.FunctionType):  # guarded on its code: replacing __init__ recompiles
+        init_source = AttrSource(cls_var.source, "__init__") if cls_var.source is not None else None
+        guarded_function(tx, init, init_source).call_function(tx, [obj, *args], kwargs)
+    elif init is object.__init__:
+        if (args or kwargs) and new is None:
+            raise Unsupported(f"TypeError: {cls.__qualname__}() takes no arguments")
+    elif is_generic_slot(init):
+        SlotFunctionVariable(init).call_function(tx, [obj, *args], kwargs)
+    else:
+        raise Unsupported(f"{cls.__qualname__}.__init__ is not a Python function")
+    return obj
+
+
+def construct_module(tx, cls_var, args, kwargs):
+    """`nn.GELU()`, `nn.CrossEntropyLoss()` inside forward: a module without parameters or buffers,
+    built now from constant arguments (its construction is the same every call), and called like
+    any other.  The graph gets the usage-log node nn.Module.__init__ leaves in Dynamo's."""
+    from .nn_module import NNModuleVariable, record_module_init
+    cls = cls_var.value
+    values = [a.realize() for a in [*args, *kwargs.values()]]
+    if not all(v.is_python_constant() for v in values):
+        raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace from "
+                          f"{', '.join(v.describe() for v in values if not v.is_python_constant())}")
+    with torch.random.fork_rng(devices=[]):  # nothing drawn at trace time reaches the program
+        try:
+            module = cls(*[a.as_python_constant() for a in args],
+                         **{k: v.as_python_constant() for k, v in kwargs.items()})
+        except Exception as error:
+            from ..exc import observed
+            raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error}") from error
+    if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
+        raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace (it has parameters "
+                          "or buffers, which would become constants of the graph)")
+    if not module._buffers:  # Dynamo traces __init__ (leaving its log node) unless it registers a buffer,
+        record_module_init(tx)  # even a None one (a loss's weight): then it builds the module as we do
+    return NNModuleVariable(module)
+
+
+def dict_base_call(tx, obj, name: str, args, kwargs):
+    """A C dict method on an object's items.  A new object's items live in the side-effects
+    record as a dict tracker (its mutations swap versions there, as any dict's do); an outside
+    object's are read, not changed."""
+    from .builtin import BuiltinVariable
+    from .dicts import ConstDictVariable
+    from .lists import ListIteratorVariable
+    effects = tx.output.side_effects
+    items = effects.dict_items.get(obj.identity())
+    if items is None:
+        items = ConstDictVariable({}) if obj.is_new() else outside_items(tx, obj)
+        effects.store_dict_items(obj, items)
+    if name not in _READS and not obj.is_new():
+        raise Unsupported(f"changing the items of {obj.describe()}, a dict subclass from outside")
+    if name in ("__init__", "update"):
+        if len(args) > 1:
+            raise Unsupported(f"TypeError: {name}() takes at most one positional argument")
+        if args or kwargs:
+            update = BuiltinVariable(dict).call_function(tx, list(args), dict(kwargs))
+            items.call_method(tx, "update", [update], {})
+        return ConstantVariable(None)
+    if name == "__iter__":
+        return ListIteratorVariable(tuple(items.unpack_var_sequence(tx)))
+    if name == "copy":
+        return ConstDictVariable(dict(items.entries))
+    return items.call_method(tx, name, list(args), dict(kwargs))
+
+
+_READS = frozenset({"__getitem__", "__contains__", "__len__", "__iter__", "keys", "values", "items", "get",
+                    "copy"})
+
+
+def outside_items(tx, obj):
+    """The items of a dict subclass from outside, each read as dict's C method reads it (so
+    no Python __getitem__ of the class runs in a guard); the keys guarded, through `keys()`,
+    which a class must not override in Python for that guard to mean what it says."""
+    from ..builder import build_lazy
+    from ..source import DictItemSource
+    from .dicts import ConstDictVariable
+    cls = obj.python_type()
+    if python_slot(cls, "keys") is not None or obj.source is None:
+        raise Unsupported(f"reading the items of {obj.describe()}, a {cls.__qualname__} from outside "
+                          f"({'it overrides keys()' if obj.source is not None else 'no source'})")
+    value = obj.value
+    entries = {key: build_lazy(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key))
+               for key in dict.keys(value)}
+    tx.output.install_guard(obj.source, "DICT_KEYS_MATCH", tuple(entries))
+    return ConstDictVariable(entries)
+
+
+@dataclass(frozen=True, eq=False)
+class InstanceDictVariable(VariableTracker):
+    """`obj.__dict__` of an object made in the trace: a live view of the attributes recorded for it."""
+
+    obj: VariableTracker = None
+
+    def python_type(self) -> type:
+        return dict
+
+    def as_python_constant(self):
+        raise Unsupported(f"{self.short_repr()} as a constant")
+
+    def _entries(self, tx) -> dict:
+        """The attributes now: an outside object's real ones (each read through its source, the key
+        set guarded) under the ones the trace assigned."""
+        recorded = dict(tx.output.side_effects.attrs.get(self.obj.identity(), {}))
+        real = self._real(tx)
+        return {**(real.read_entries() if real is not None else {}), **recorded}
+
+    def _real(self, tx):
+        if self.obj.is_new():
+            return None
+        from ..builder import build
+        from ..source import AttrSource
+        return build(tx, self.obj.value.__dict__, AttrSource(self.obj.source, "__dict__")).realize()
+
+    def _lookup(self, tx, name, args, kwargs):
+        """`d[k]`, `d.get(k)`, `k in d` for one key: the trace's own assignment, else the real dict's
+        answer (which guards just that key)."""
+        from .dicts import ConstDictVariable
+        key = _name_of(args[0])
+        recorded = tx.output.side_effects.attrs.get(self.obj.identity(), {})
+        real = self._real(tx)
+        if key in recorded or real is None:
+            return ConstDictVariable(dict(recorded)).call_method(tx, name, list(args), dict(kwargs))
+        return real.call_method(tx, name, list(args), dict(kwargs))
+
+    def call_method(self, tx, name, args, kwargs):
+        from .dicts import ConstDictVariable
+        if name in ("__getitem__", "get", "__contains__") and args:
+            return self._lookup(tx, name, args, kwargs)
+        if name == "__setitem__":
+            self.obj.generic_setattr(tx, _name_of(args[0]), args[1])
+            return ConstantVariable(None)
+        if name == "update":  # each entry stored as object.__setattr__ would
+            from .builtin import BuiltinVariable
+            update = BuiltinVariable(dict).call_function(tx, list(args), dict(kwargs))
+            for key, value in update.entries.items():
+                self.obj.generic_setattr(tx, key, value)
+            return ConstantVariable(None)
+        if name in _READS:
+            return ConstDictVariable(self._entries(tx)).call_method(tx, name, list(args), dict(kwargs))
+        raise Unsupported(f"__dict__.{name}() of {self.obj.describe()}")
+
+    def var_getattr(self, tx, name):
+        from .misc import GetAttrVariable
+        if callable(getattr(dict, name, None)):
+            return GetAttrVariable(self, name)
+        return super().var_getattr(tx, name)
+
+    def has_unpack_var_sequence(self, tx) -> bool:
+        return True
+
+    def unpack_var_sequence(self, tx):
+        return [ConstantVariable(k) for k in self._entries(tx)]
+
+    def short_repr(self) -> str:
+        return f"__dict__ of {self.obj.short_repr()}"

@@ -1,0 +1,151 @@
+"""Library functions answered by the tracer instead of traced line by line.
+
+Some stdlib functions that model code calls are C-heavy or read the interpreter's own
+state (`inspect.signature` of a bound method, `copy.deepcopy` of a config object through
+`__reduce_ex__`); tracing their Python bodies would need a model of every C helper they
+touch.  Their result is known from what the tracer holds, so each has a small handler here
+that produces the same value (and guards what it read), as Dynamo's polyfills do.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import types
+from dataclasses import dataclass
+
+from ..exc import Unsupported
+from .base import VariableTracker
+from .constant import ConstantVariable
+
+
+@dataclass(frozen=True, eq=False)
+class PolyfilledFunctionVariable(VariableTracker):
+    """A library function with a handler of ours (see POLYFILLS)."""
+
+    fn: object = None
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def as_python_constant(self):
+        return self.fn
+
+    def call_function(self, tx, args, kwargs):
+        return POLYFILLS[self.fn](tx, [a.realize() for a in args], {k: v.realize() for k, v in kwargs.items()})
+
+    def short_repr(self) -> str:
+        return f"{self.fn.__module__}.{self.fn.__qualname__} (answered by the tracer)"
+
+
+def _real_callable(var):
+    """The real function (or bound method) a tracker stands for, if it has one."""
+    from .misc import GetAttrVariable
+    from .nn_module import NNModuleVariable
+    from .user_functions import UserFunctionVariable, UserMethodVariable
+    if isinstance(var, UserFunctionVariable):
+        return var.fn
+    if isinstance(var, UserMethodVariable) and isinstance(var.fn, UserFunctionVariable):
+        return types.MethodType(var.fn.fn, _stand_in(var.obj))
+    if isinstance(var, NNModuleVariable) and var.value is not None:
+        return var.value
+    if isinstance(var, GetAttrVariable) and isinstance(var.obj, NNModuleVariable):
+        return getattr(var.obj.value, var.name)
+    if var.is_python_constant() and callable(var.as_python_constant()):
+        return var.as_python_constant()
+    return None
+
+
+class _Unbound:
+    """What a method made on an object of the trace is bound to: only its signature is asked."""
+
+
+def _stand_in(obj):
+    return getattr(obj, "value", None) if getattr(obj, "value", None) is not None else _Unbound()
+
+
+def signature(tx, args, kwargs):
+    """inspect.signature(fn): computed from the real function, a constant (immutable) value.
+    The function is pinned already: a function with a source is guarded by its code."""
+    if len(args) != 1 or kwargs:
+        raise Unsupported("inspect.signature() with options")
+    real = _real_callable(args[0])
+    if real is None:
+        raise Unsupported(f"inspect.signature() of {args[0].describe()}")
+    try:
+        return ConstantVariable(inspect.signature(real))
+    except (TypeError, ValueError) as error:
+        from ..exc import observed
+        raise observed(error, f"inspect.signature() raised {type(error).__name__}: {error}") from error
+
+
+def deepcopy(tx, args, kwargs):
+    """copy.deepcopy(obj) of a plain object whose attributes are Python values (a model's config):
+    each attribute read (and guarded) through its source, copied now, and stored on a new object of
+    the same class made in the trace, as copy's __reduce_ex__ path would build it."""
+    from .misc import UserDefinedObjectVariable
+    from .object_protocol import new_instance, python_slot
+    if len(args) != 1 or kwargs:
+        raise Unsupported("copy.deepcopy() with a memo")
+    obj = args[0]
+    from .object_protocol import InstanceDictVariable
+    if isinstance(obj, InstanceDictVariable):  # vars(obj) of an object made in the trace: a snapshot
+        obj = obj.call_method(tx, "copy", [], {})
+    if obj.is_python_constant():
+        return _constant_copy(tx, obj)
+    if not isinstance(obj, UserDefinedObjectVariable) or type(obj).__name__ != "UserDefinedObjectVariable":
+        raise Unsupported(f"copy.deepcopy() of {obj.describe()}")
+    if obj.is_new():
+        return _copy_new_object(tx, obj)
+    if obj.source is None:
+        raise Unsupported(f"copy.deepcopy() of {obj.short_repr()}, reached without a source")
+    cls = obj.python_type()
+    if tx.output.side_effects.attrs.get(obj.identity()):
+        raise Unsupported(f"copy.deepcopy() of {obj.describe()}, whose attributes the trace changed")
+    custom = [name for name in ("__deepcopy__", "__reduce_ex__", "__reduce__", "__getstate__", "__setstate__",
+                                "__new__") if python_slot(cls, name) is not None]
+    if custom or not isinstance(getattr(obj.value, "__dict__", None), dict):
+        raise Unsupported(f"copy.deepcopy() of a {cls.__qualname__} ({', '.join(custom) or 'no __dict__'})")
+    from ..builder import build
+    from ..source import AttrSource
+    copied = new_instance(tx, obj.var_getattr(tx, "__class__").realize())
+    instance_dict = build(tx, obj.value.__dict__, AttrSource(obj.source, "__dict__")).realize()
+    for name in instance_dict.unpack_var_sequence(tx):  # the key set is guarded
+        value = instance_dict.call_method(tx, "__getitem__", [name], {}).realize()
+        if not value.is_python_constant():
+            raise Unsupported(f"copy.deepcopy() of {obj.describe()}: its attribute {name.value!r} is "
+                              f"{value.describe()}")
+        copied.generic_setattr(tx, name.value, _constant_copy(tx, value))
+    return copied
+
+
+def _copy_new_object(tx, obj):
+    """A deep copy of an object made in the trace: its recorded attributes, each a Python value."""
+    from .misc import UserDefinedClassVariable
+    from .object_protocol import new_instance
+    effects = tx.output.side_effects
+    if obj.identity() in effects.dict_items:
+        raise Unsupported(f"copy.deepcopy() of {obj.short_repr()}, which holds dict items")
+    copied = new_instance(tx, UserDefinedClassVariable(obj.python_type(), source=obj.cls_source))
+    for name, value in dict(effects.attrs.get(obj.identity(), {})).items():
+        value = value.realize()
+        if not value.is_python_constant():
+            raise Unsupported(f"copy.deepcopy() of {obj.short_repr()}: its attribute {name!r} is {value.describe()}")
+        copied.generic_setattr(tx, name, _constant_copy(tx, value))
+    return copied
+
+
+def _constant_copy(tx, var):
+    from ..builder import build_sourceless
+    return build_sourceless(tx, copy.deepcopy(var.as_python_constant()))
+
+
+POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy}
+
+
+def polyfill_for(value):
+    """The tracker for a function answered here, or None."""
+    try:
+        known = value in POLYFILLS
+    except TypeError:  # unhashable
+        return None
+    return PolyfilledFunctionVariable(value) if known else None

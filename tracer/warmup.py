@@ -1,0 +1,27 @@
+"""Hide the one slow import a first compile pays: torch's FakeTensorMode imports torch._dynamo.
+
+The first `FakeTensorMode()` in a process imports `torch._dynamo.config`, which imports the
+whole of `torch._dynamo` (about a second here).  The app and the command line start that
+import in a background thread as they start, while they parse arguments, open the window
+or run the user's script up to its first compile; the first compile then finds it done
+(or waits only for what is left).  Python runs one thread at a time, so this hides the cost
+behind work that waits (I/O, torch's C kernels, Qt), it does not remove it.
+"""
+from __future__ import annotations
+
+import threading
+
+_started: threading.Thread | None = None
+
+
+def _import_fake_tensor_dependencies() -> None:
+    import torch._dynamo.config  # noqa: F401  what FakeTensorMode() imports on first use
+
+
+def start_background_imports() -> threading.Thread:
+    """Start (once) the import FakeTensorMode needs, in a daemon thread; returns that thread."""
+    global _started
+    if _started is None:
+        _started = threading.Thread(target=_import_fake_tensor_dependencies, name="standin-warmup", daemon=True)
+        _started.start()
+    return _started
