@@ -28,7 +28,13 @@ from .guards import GuardSet
 from .output_graph import OutputGraph
 from .source import LocalSource, Source
 from .symbolic_convert import InstructionTranslator
-from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
+from .variables.ctx_manager import (
+    GradModeVariable,
+    InferenceModeVariable,
+    ResumedGradMode,
+    StateSwitchVariable,
+    WithExitVariable,
+)
 
 
 @dataclass
@@ -213,11 +219,10 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     where = error.location or tx.location()
     record = GraphBreak(error.reason, where, list(error.user_stack or [where]))
     stack = list(tx.stack)
-    contexts, modes = _reentered_contexts(decoded, inst.index, stack, error)  # first: a try block in a loop
+    contexts, blocks = _reentered_contexts(decoded, inst.index, stack, error)  # first: a try block in a loop
     if resume_mod.has_backedge(decoded, inst.index):
         raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
-    if modes and torch.is_grad_enabled() != modes[0].initial:  # as Dynamo: the graph leaves the mode it found
-        modes[0].set_mode(tx, modes[0].initial)
+    _leave_blocks(tx, blocks)
     site = break_site(inst, stack, error.reason)
     locals_ = dict(tx.symbolic_locals)
     resumes = []
@@ -225,7 +230,8 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
         resumes.append((owner.resume_function(decoded, target, depth, live, site.nulls, contexts), depth, live))
     code = BreakCode(site, resume_mod.library_instruction(owner.code, decoded, inst.index), stack, locals_,
-                     resumes, frozenset(slot for slot, _ in contexts), modes, tuple(tx.kw_names))
+                     resumes, frozenset(slot for slot, _ in contexts), tuple(context for _, context in contexts),
+                     tuple(tx.kw_names))
 
     def emit(cg: PyCodegen):
         emit_break(cg, code)
@@ -287,20 +293,42 @@ def _argument_names(code: types.CodeType) -> tuple[str, ...]:
 
 def _reentered_contexts(decoded, index: int, stack: list, error) -> tuple[tuple, list]:
     """For a break inside with-blocks: ((slot, context) each resume function re-enters, the
-    GradModeVariables), outermost first.  Only grad-mode blocks can be left and re-entered."""
+    blocks' trackers), outermost first.  Grad-mode, autocast and inference-mode blocks can be
+    left and entered again; of nested grad-mode blocks only the innermost applies its mode."""
     slots = resume_mod.with_blocks_around(decoded, index)
     if slots is None:
         raise Unresumable(f"graph break inside a try block ({error.reason})", error.location, error.user_stack)
-    modes = []
+    blocks = []
     for slot in slots:
         value = stack[slot] if slot < len(stack) else None
-        if not isinstance(value, WithExitVariable) or not isinstance(value.ctx, GradModeVariable):
+        if not isinstance(value, WithExitVariable) \
+                or not isinstance(value.ctx, (GradModeVariable, StateSwitchVariable)):
             raise Unresumable(f"graph break inside a with-block Standin cannot re-enter ({error.reason})",
                               error.location, error.user_stack)
-        modes.append(value.ctx)
-    contexts = tuple((slot, ResumedGradMode(mode.initial, mode.target, apply=slot == slots[-1]))
-                     for slot, mode in zip(slots, modes))
-    return contexts, modes
+        blocks.append(value.ctx)
+    innermost_grad = max((slot for slot, block in zip(slots, blocks) if isinstance(block, GradModeVariable)),
+                         default=None)
+    contexts = tuple((slot, ResumedGradMode(block.initial, block.target, apply=slot == innermost_grad)
+                      if isinstance(block, GradModeVariable) else block.resumed())
+                     for slot, block in zip(slots, blocks))
+    return contexts, blocks
+
+
+def _leave_blocks(tx: InstructionTranslator, blocks: list) -> None:
+    """As Dynamo, the graph leaves the with-blocks the break is inside, innermost first; adjacent
+    grad-mode blocks with one switch, back to the mode the outermost of them found.  After an
+    inference-mode block's exit the grad mode is the one from before it, which the trace does not
+    keep: the next grad-mode block sets its mode whatever it is."""
+    grad = tx.grad_mode_at_break
+    for n in reversed(range(len(blocks))):
+        block = blocks[n]
+        if isinstance(block, StateSwitchVariable):
+            block.leave_at_break(tx)
+            grad = None if isinstance(block, InferenceModeVariable) else grad
+        elif n == 0 or not isinstance(blocks[n - 1], GradModeVariable):  # the outermost of adjacent ones
+            if grad != block.initial:
+                block.set_mode(tx, block.initial)
+            grad = block.initial
 
 
 # ---- shared finishing ------------------------------------------------------------------------------------

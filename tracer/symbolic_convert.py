@@ -12,6 +12,8 @@ import linecache
 import operator
 import types
 
+import torch
+
 from . import bytecode
 from .builder import build_lazy, build_sourceless
 from .exc import ObservedException, Unsupported, UserLocation
@@ -78,6 +80,7 @@ class InstructionTranslator(ExceptionOpcodes):
                 self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
                 output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
+        self.grad_mode_at_break: bool | None = None  # the trace's grad mode where it stopped at break_at
         self.checkpoint: int | None = None  # the last instruction a graph could stop before and go on from as is
         self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
         if hook is not None:
@@ -108,6 +111,7 @@ class InstructionTranslator(ExceptionOpcodes):
             if self.parent is None and not self.stack:
                 self.note_checkpoint(inst)
             if inst.index == self.break_at:
+                self.grad_mode_at_break = torch.is_grad_enabled()  # before the blocks' trace-time undo
                 if self.hook is not None:  # the state the graph breaks in is the trace's last step
                     self.hook.on_step(self, inst)
                 return None
