@@ -19,7 +19,7 @@ from .builder import build_lazy, build_sourceless
 from .exc import ObservedException, Unsupported, UserLocation
 from .exception_opcodes import ExceptionOpcodes
 from .guards import InstalledAt
-from .source import GlobalSource, LocalSource
+from .source import BuiltinSource, GlobalsDictSource, GlobalSource, LocalSource, Source, builtins_of
 from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
@@ -92,6 +92,9 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def side_effect_globals_allowed(self) -> bool:
         return True
+
+    def globals_dict_source(self) -> Source:
+        return GlobalsDictSource()
 
     def inlining_stack(self) -> list["InstructionTranslator"]:
         """Root first: the call stack of the trace."""
@@ -325,10 +328,13 @@ class InstructionTranslator(ExceptionOpcodes):
             return stored
         if name in self.f_globals:
             return build_lazy(self, self.f_globals[name], self.global_source(name))
-        builtins_ = self.f_globals.get("__builtins__", __builtins__)
-        builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+        builtins_ = builtins_of(self.f_globals)
         if name in builtins_:
-            return build_sourceless(self, builtins_[name])
+            value = builtins_[name]
+            if callable(value):  # as Dynamo, guarded on its identity; also on no global shadowing it
+                self.output.install_guard(BuiltinSource(name), "ID_MATCH", value)
+                self.output.install_guard(self.globals_dict_source(), "DICT_CONTAINS", (name, False))
+            return build_sourceless(self, value)
         raise Unsupported(f"NameError: name {name!r} is not defined")
 
     def BEFORE_WITH(self, inst):
