@@ -38,6 +38,7 @@ from .variables.ctx_manager import (
     ContextFactoryVariable,
     GradModeVariable,
     ResumedGradMode,
+    ResumedSwitch,
     is_context_factory,
 )
 from .variables.dicts import ConstDictVariable
@@ -383,6 +384,8 @@ def build_sourceless(tx, value):
         return NNModuleVariable(value)
     if isinstance(value, ResumedGradMode):  # a resume function's prologue re-entering a with-block
         return GradModeVariable.resumed(value)
+    if isinstance(value, ResumedSwitch):  # an autocast / inference-mode block, not entered yet
+        return value.kind(values=value.values)
     if is_generic_slot(value):
         return SlotFunctionVariable(value)
     if type(value) is types.MappingProxyType:  # a constant's mapping (inspect.Signature.parameters)

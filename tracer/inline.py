@@ -12,7 +12,7 @@ import sys
 import types
 
 from .exc import ObservedException, Unsupported
-from .source import AttrSource, GetItemSource, GlobalSource, ModuleSource
+from .source import AttrSource, GetItemSource, GlobalSource, GlobalsDictSource, ModuleSource
 from .stack_room import INLINE_RESERVE, room_below
 from .symbolic_convert import InstructionTranslator
 from .variables.base import VariableTracker
@@ -73,6 +73,9 @@ class InliningInstructionTranslator(InstructionTranslator):
 
     def side_effect_globals_allowed(self) -> bool:
         return self.global_root is None
+
+    def globals_dict_source(self):
+        return GlobalsDictSource() if self.global_root is None else AttrSource(self.global_root, "__dict__")
 
 
 def _globals_root(f_globals: dict, root_globals: dict):

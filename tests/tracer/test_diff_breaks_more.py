@@ -73,5 +73,14 @@ def slice_argument(x, s):
     return x[s] * 2
 
 
+@break_case(CASES, call(T(3), 0), call(T(3), 1), call(T(3), 2), compiles="C..", all_frames=True)
+def an_argument_the_graph_never_read_crosses_the_break_unguarded(x, n):
+    """As Dynamo: `n` goes to the resume function as it is, so only the resume function
+    (which reads it) recompiles for a new `n`, not the frame before the break."""
+    y = x * 2
+    print("break")
+    return y + n
+
+
 test_breaks_more = parametrize_breaks(CASES)
 test_plain_more = parametrize(PLAIN)

@@ -21,8 +21,8 @@ import torch
 from torch._C._dynamo.eval_frame import code_framelocals_names
 from torch._C._dynamo.guards import RootGuardManager
 
-from ..source import (SOURCE_NAMESPACE, AttrSource, GetItemSource, GlobalSource, LocalSource, ModuleSource,
-                      SourceGroup, TypeSource)
+from ..source import (SOURCE_NAMESPACE, AttrSource, BuiltinSource, GetItemSource, GlobalsDictSource, GlobalSource,
+                      LocalSource, ModuleSource, SourceGroup, TypeSource, builtins_of)
 from .compiled import build_tree
 from .kinds import kind_of, leaf_function
 from .tag_safety import mark_tag_safe_roots
@@ -43,6 +43,7 @@ class NativeGuards:
         self._kind = _manager_kind()
         self._locals = {name: i for i, name in enumerate(code_framelocals_names(code))}
         self._globals = None
+        self._builtins = None
         self._modules = None
         frame_guards = [g for g in guards if kind_of(g).reads_frame]  # the shape guards read L and G
         state, roots = build_tree([g for g in guards if not kind_of(g).reads_frame])
@@ -106,10 +107,17 @@ class NativeGuards:
         if isinstance(source, LocalSource) and source.local_name in self._locals:
             key = (source.local_name, self._locals[source.local_name])
             return self.root.framelocals_manager(key, name, value, kind)
-        if isinstance(source, GlobalSource):
+        if isinstance(source, (GlobalSource, GlobalsDictSource)):
             if self._globals is None:
                 self._globals = self.root.globals_dict_manager(self.f_globals, "G", self.f_globals, kind)
+            if isinstance(source, GlobalsDictSource):
+                return self._globals
             return self._globals.dict_getitem_manager(source.global_name, name, value, kind)
+        if isinstance(source, BuiltinSource):  # the frame's builtins dict, a dict torch reads straight
+            if self._builtins is None:
+                found = builtins_of(self.f_globals)
+                self._builtins = self.root.globals_dict_manager(found, "G['__builtins_dict___0']", found, kind)
+            return self._builtins.dict_getitem_manager(source.builtin_name, name, value, kind)
         if isinstance(source, ModuleSource):
             if self._modules is None:
                 self._modules = self.root.globals_dict_manager(sys.modules, "sys.modules", sys.modules, kind)

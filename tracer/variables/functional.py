@@ -16,6 +16,7 @@ import operator
 from dataclasses import dataclass
 
 from ..exc import Unsupported
+from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
 from .generator import GeneratorVariable
@@ -72,6 +73,13 @@ class LazyIteratorVariable(GeneratorVariable):
 
     def short_repr(self) -> str:
         return f"{self.kind_type.__name__} object"
+
+    def rebuild_call(self) -> list[VariableTracker]:
+        """[fn, *iterators] that `map(...)` / `filter(...)` takes to make the object again, where
+        it stands (a graph break while it is alive), as Dynamo rebuilds it."""
+        if not isinstance(self.frame, _Pull):  # itertools.count() / repeat(): their state is no call
+            raise Unsupported(f"cannot rebuild the {self.qualname} object alive at a graph break")
+        return [self.frame.fn, *self.frame.iterators]
 
 
 def call_map(tx, fn, *iterables):

@@ -62,6 +62,9 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
         return args[0].call_method(tx, "__contains__", [args[1]], {})
     plain = INPLACE_TO_PLAIN.get(op, op)
+    if plain in _SET_OPERATORS and any(_is_set_like_view(a) for a in args) \
+            and all(a.has_unpack_var_sequence(tx) for a in args):
+        return _view_set_operation(tx, plain, *args)
     if isinstance(args[0], ListVariable) and op is operator.iadd:
         return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
     changed = _in_place(tx, op, args)
@@ -84,6 +87,31 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         same = _same_object(args[0], args[1])  # a type without __eq__ (a partial, a function): identity
         return ConstantVariable(same if op is operator.eq else not same)
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+_SET_OPERATORS = (operator.and_, operator.or_, operator.sub, operator.xor)
+
+
+def _is_set_like_view(var) -> bool:
+    """dict.keys() and dict.items() are set-like (their `&`, `|`, `-`, `^` give sets); .values() is not."""
+    return isinstance(var, DictViewVariable) and var.view in ("keys", "items")
+
+
+def _view_set_operation(tx, op, left, right) -> VariableTracker:
+    """`d.keys() & {...}` and the like: as Python's views do, both sides taken as sets of their
+    items (by value for constants, by identity for tensors), and a new set made."""
+    from .lists import SetVariable, hash_key, unique_items
+    a, b = (unique_items(side.unpack_var_sequence(tx)) for side in (left, right))
+    in_a, in_b = {hash_key(item) for item in a}, {hash_key(item) for item in b}
+    if op is operator.or_:
+        items = [*a, *b]
+    elif op is operator.and_:
+        items = [item for item in a if hash_key(item) in in_b]
+    elif op is operator.sub:
+        items = [item for item in a if hash_key(item) not in in_b]
+    else:
+        items = [item for item in a if hash_key(item) not in in_b] + [item for item in b if hash_key(item) not in in_a]
+    return SetVariable(unique_items(items))
 
 
 # In-place operators that change a set or dict itself (`s |= t` is `s.update(t)`, and gives s).
