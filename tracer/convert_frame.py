@@ -22,11 +22,13 @@ from . import trace_rules
 from .break_code import BreakCode, break_site, emit_break
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
-from .exc import InternalTracerWarning, Unsupported, UserLocation
+from .exc import InternalTracerWarning, Unsupported, UserError, UserLocation
 from .guards import GuardSet
 from .output_graph import OutputGraph
+from .shapes.env import tracking_for
 from .source import Source
 from .symbolic_convert import InstructionTranslator
+from .trace_end import TraceEnd
 from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
 
 
@@ -56,6 +58,11 @@ class CacheEntry:
     graph_break: GraphBreak | None = None
     resume_functions: list = field(default_factory=list)
     hits: int = 0
+    # False once torch runs this code as it is for good (an entry that always runs the original):
+    # its later calls never reach Standin, so `hits` stops at the compiling call
+    hits_counted: bool = True
+    became_dynamic: list = field(default_factory=list)  # BecameDynamic: what automatic dynamic made symbolic here
+    shapes: object = None  # the trace's ShapeTracking (symbols, why each dimension is symbolic), or None
 
     def run(self, original, args, kwargs):
         self.hits += 1
@@ -100,7 +107,8 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
     for attempt in (1, 2):
         torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
         _notify(hook, "on_trace_start", owner.code.co_name, compile_id, attempt)
-        output = OutputGraph()
+        output = OutputGraph(shapes=tracking_for(owner.dynamic, owner.automatic_dynamic, compile_id, f_locals,
+                                                 f_globals, code.co_names))
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at,
                                    closure=closure)
         try:
@@ -111,19 +119,19 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
         except Unsupported as error:
             _notify(hook, "on_graph_break", str(error))
             if owner.fullgraph:
-                _notify(hook, "on_trace_end", f"error: {error.reason}")
+                _notify(hook, "on_trace_end", f"error: {error.reason}", TraceEnd.ERROR)
                 raise
             if break_at is None and tx.current is not None:
                 break_at, first_error = tx.current.index, error
-                _notify(hook, "on_trace_end", "restarting to stop before the graph break")
+                _notify(hook, "on_trace_end", "restarting to stop before the graph break", TraceEnd.RESTARTING)
                 continue
-            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
             return eager_entry(owner, compile_id, str(error))
-        except Exception as error:  # a bug of ours: never the user's problem
-            _notify(hook, "on_trace_end", f"internal error: {error}")
+        except Exception as error:  # noqa: BLE001 - a bug of ours: never the user's problem
+            _notify(hook, "on_trace_end", f"internal error: {error}", TraceEnd.INTERNAL_ERROR)
             return internal_error(owner, compile_id, error)
         except BaseException as error:  # stopped from outside (Ctrl+C, a session's Stop): say so, then go
-            _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})")
+            _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})", TraceEnd.STOPPED)
             raise
         if result is None:  # stopped before the instruction that broke the first attempt
             _notify(hook, "on_graph_break", str(first_error))
@@ -133,16 +141,20 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             else:
                 entry = compile_return(owner, compile_id, tx, output, result)
         except Unsupported as error:
-            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
             if owner.fullgraph:
                 raise
             return eager_entry(owner, compile_id, str(error))
-        except Exception as error:
-            _notify(hook, "on_trace_end", f"internal error: {error}")
+        except UserError as error:  # the user's own contradiction (a mark_dynamic size the code specialises)
+            _notify(hook, "on_trace_end", f"error: {error}", TraceEnd.ERROR)
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug of ours: the frame runs eagerly with the error named
+            _notify(hook, "on_trace_end", f"internal error: {error}", TraceEnd.INTERNAL_ERROR)
             return internal_error(owner, compile_id, error)
         outcome = entry.eager_reason or (f"graph break: {first_error.reason}" if result is None
                                          else f"returned; {len(entry.graphs)} graph(s)")
-        _notify(hook, "on_trace_end", outcome)
+        ending = TraceEnd.EAGER if entry.eager_reason else TraceEnd.GRAPH_BREAK if result is None else TraceEnd.COMPILED
+        _notify(hook, "on_trace_end", outcome, ending)
         return entry
     return eager_entry(owner, compile_id, str(first_error))
 
@@ -187,8 +199,8 @@ def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheE
     output_nodes = _collect(owner, output, emit)
     output.graph.output(tuple(output_nodes))
     output.prune()
-    if output.count_calls() == 0 and not owner.fullgraph:
-        # As Dynamo: a frame with no graph operation is skipped for good.
+    if output.count_calls() == 0 and not output_nodes and not owner.fullgraph:
+        # As Dynamo: a frame with no graph operation (and no symbolic size to hand back) is skipped for good.
         return eager_entry(owner, compile_id, "No ops traced for the FX graph: the frame is skipped "
                                               "and runs eagerly from now on")
     return _finish(owner, compile_id, output, output_nodes, emit)
@@ -259,7 +271,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     graphs, compiled = [], None
     cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
-    if output.count_calls() > 0:
+    if output.count_calls() > 0 or output_nodes:  # as Dynamo: a graph may only pass symbolic sizes through
         gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
         gm.meta["compile_id"] = compile_id
         example_inputs = [graph_input.example for graph_input in output.inputs.values()]
@@ -283,4 +295,5 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         code=new_code,
         original_code=owner.code,
         function=function,
+        shapes=output.shapes,
     )

@@ -42,11 +42,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
 
-import numpy as np
-import torch
-from fuzz_programs import Program, generate
+import numpy as np  # noqa: E402 - after the sys.path lines above
+import torch  # noqa: E402
+from fuzz_programs import Program, generate  # noqa: E402
 
-import tracer
+import tracer  # noqa: E402
 
 STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ", "NET", "HALVE", "PT", "DYN", "TAGS", "ADD2", "ARR",
                "TRK", "helper", "rec", "ORD", "PLAIN")

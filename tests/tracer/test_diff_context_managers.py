@@ -223,6 +223,22 @@ def contextmanager_wrapping_no_grad(x):
     return y, y.requires_grad
 
 
+# ---- profiler blocks: ignored, as Dynamo ignores them ---------------------------------------------
+
+@case(CASES, call(T(2)))
+def profiler_record_function_block(x):
+    with torch.autograd.profiler.record_function("scale") as region:
+        y = x * 2
+    return y + 1, type(region).__name__
+
+
+@case(CASES, call(T(2)))
+def profiler_record_function_from_torch_profiler(x):
+    with torch.profiler.record_function("outer"), torch.profiler.record_function("inner"):
+        y = x.sin()
+    return y
+
+
 test_context_managers = parametrize(CASES)
 
 

@@ -88,7 +88,7 @@ ORDERED = __import__("collections").OrderedDict(a=1.0, b=2.0)
 
 
 def first_key_of_an_ordered_dict(x):
-    return x + (list(ORDERED)[0] == "a") + len(ORDERED)  # noqa: RUF015 (what programs write)
+    return x + (list(ORDERED)[0] == "a") + len(ORDERED)
 
 
 def test_an_ordered_dict_reordered_between_calls_is_read_in_its_new_order():

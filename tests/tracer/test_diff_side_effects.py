@@ -13,6 +13,7 @@ CACHE: dict = {"seed": 0}
 ACC = torch.zeros(3)
 TOTAL = None
 CALLS = 0
+BOUND = None
 
 
 class State:
@@ -23,12 +24,26 @@ class State:
 
 
 STATE = State()
+SHARED: list = []
 
 
 class Record:
     def __init__(self, value, tag):
         self.value = value
         self.tag = tag
+
+
+SHARED_BOX = Record(SHARED, "box")
+
+
+@case(CASES, call(T(3)), call(T(3)), state=lambda: SHARED)
+def outside_list_read_by_two_paths_mutated_through_one(x):
+    # seen through two paths before any mutation: both must be the one tracker, or `first` goes stale
+    first = SHARED
+    before = len(first)
+    second = SHARED_BOX.value
+    second.append(x.sum())
+    return x * len(first) + before, first is second
 
 
 @case(CASES, call(T(3)), call(T(3)), call(T(2, 2)), state=lambda: LOG)
@@ -79,6 +94,15 @@ def global_assigned(x):
     global TOTAL
     TOTAL = x.sum() * 2
     return x / 2
+
+
+@case(CASES, call(T(3)), call(T(3)), state=lambda: BOUND)
+def global_rebound_to_a_new_list_then_mutated(x):
+    # the append swaps every holder of the list for its new version, the assigned global too
+    global BOUND
+    BOUND = [x.sum()]
+    BOUND.append(x * 2)
+    return x + 1
 
 
 @case(CASES, call(T(3)), call(T(3)), call(T(3)), compiles="CCC", state=lambda: CALLS)

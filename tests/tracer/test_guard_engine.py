@@ -7,6 +7,9 @@ from hypothesis import given, settings, strategies as st
 
 import tracer
 from tracer.guards import StateEditor, report_json, report_text, source_tree
+from tracer.guards.compiled import GuardSet
+from tracer.guards.kinds import KINDS, Guard
+from tracer.source import LocalSource
 
 
 class Config:
@@ -69,16 +72,112 @@ def _reason_after(mutate, x=None, xs=None):
 @pytest.mark.parametrize("mutate, expected", [
     (lambda: setattr(CFG, "scale", 5), "G['CFG'].scale == 2, got 5"),
     (lambda: setattr(OBJ, "offset", 3.0), "not ___dict_contains('offset', G['OBJ'].__dict__)"),
-    (lambda: (torch.ones(3, dtype=torch.float64),), "dtype mismatch: expected torch.float32, actual torch.float64"),
-    (lambda: (torch.ones(4),), "size mismatch: expected (3,), actual (4,)"),
-    (lambda: (torch.ones(3, 2)[:, 0],), "stride mismatch: expected (1,), actual (2,)"),
-    (lambda: (torch.ones(3, requires_grad=True),), "requires_grad mismatch: expected False, actual True"),
+    (lambda: (torch.ones(3, dtype=torch.float64),),
+     "tensor 'x' dtype mismatch. expected torch.float32, actual torch.float64"),
+    (lambda: (torch.ones(4),), "tensor 'x' size mismatch at index 0. expected 3, actual 4"),
+    (lambda: (torch.ones(3, 2)[:, 0],), "tensor 'x' stride mismatch at index 0. expected 1, actual 2"),
+    (lambda: (torch.ones(3, requires_grad=True),), "tensor 'x' requires_grad mismatch. expected requires_grad=0"),
     (lambda: (torch.ones(3), [1, 2, 3]), "len(L['xs']) == 2, got len 3"),
     (lambda: TABLE.__setitem__("b", 2), "G['TABLE'].keys()"),
     (lambda: globals().__setitem__("helper", other_helper), "G['helper'].__code__"),
 ])
 def test_failure_reason_names_guard_and_values(mutate, expected):
     assert expected in _reason_after(mutate)
+
+
+def native_leaves(manager) -> list[str]:
+    """The kinds of the leaf guards in a torch guard manager's tree."""
+    leaves = [type(leaf).__name__ for leaf in manager.get_leaf_guards()]
+    for child in manager.get_child_managers():
+        leaves += native_leaves(child)
+    return leaves
+
+
+def test_an_entry_is_checked_by_torchs_native_tree():
+    """Each kind reads_everything installs goes into torch's guard manager (what the frame hook's
+    lookup runs), built from the compiled frame, and it answers as the guards do."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards = opt.cache_entries[0].guards
+    assert guards.native is not None and guards.native.f_globals is globals()
+    leaves = native_leaves(guards.native.root)
+    # torch's own leaf for each kind that has one (the tensor's from the frame's tensor); a kind
+    # with no native form (the dict keys) is the one Python lambda
+    python_only = [g.kind for g in guards if KINDS[g.kind].native is None]
+    assert python_only == ["DICT_KEYS_MATCH"] and leaves.count("LAMBDA_GUARD") == 1
+    assert {g.kind for g in guards} - {"DICT_KEYS_MATCH"} <= set(leaves)
+    f_locals = {"x": x, "xs": xs}
+    assert guards.native.probe(f_locals) and guards.python_check(f_locals, globals())
+    assert not guards.native.probe({"x": torch.ones(4), "xs": xs})
+    CFG.scale = 5
+    assert not guards.native.probe(f_locals) and not guards.python_check(f_locals, globals())
+
+
+def test_guards_torch_cannot_hold_are_checked_by_the_python_check(monkeypatch):
+    """If torch's tree cannot be built, the entry keeps no native tree and the generated Python
+    check guards the cache: hits stay hits, a changed value still recompiles."""
+    import tracer.guards.native
+
+    def cannot(*args):
+        raise RuntimeError("torch cannot hold this guard")
+
+    monkeypatch.setattr(tracer.guards.native, "NativeGuards", cannot)
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    first = opt(x, xs)
+    assert opt.cache_entries[0].guards.native is None
+    assert torch.equal(opt(x, xs), first) and len(opt.cache_entries) == 1
+    CFG.scale = 5
+    opt(x, xs)
+    assert len(opt.cache_entries) == 2 and "G['CFG'].scale == 2, got 5" in opt.compile_events[-1].reason
+
+
+def test_a_guard_set_checks_the_globals_it_is_given():
+    """The native tree holds the compile-time globals: a check over another namespace (the same
+    code under other globals) must read that one."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards, f_locals = opt.cache_entries[0].guards, {"x": x, "xs": xs}
+    other = dict(globals(), CFG=Config())
+    other["CFG"].scale = 5
+    assert guards.check(f_locals, globals()) and not guards.check(f_locals, other)
+    assert guards.first_failure(f_locals, other).startswith("G['CFG'].scale == 2, got 5")
+
+
+def test_a_global_that_is_gone_is_named_with_the_error():
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    gone = {k: v for k, v in globals().items() if k != "CFG"}
+    assert opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone) == \
+        "G['CFG']: cannot be read (KeyError: 'CFG')"
+
+
+def test_a_guard_whose_check_raises_fails_and_is_named():
+    """A check that raises on the value it reads (a tuple iterator's length of an int) does not
+    hold: both the check and the failure's text say so."""
+    guards = GuardSet([Guard(LocalSource("it"), "TUPLE_ITERATOR_LEN", 2)])
+    assert guards.check({"it": iter((1, 2))}, {}) and guards.first_failure({"it": iter((1, 2))}, {}) is None
+    assert not guards.check({"it": 5}, {})
+    assert guards.first_failure({"it": 5}, {}) == "___tuple_iterator_len(L['it']) == 2, got 5"
+
+
+def test_a_failure_only_torchs_tree_sees_is_named_from_it():
+    """An inference-mode tensor matches every Python premise (type, dtype, device, sizes, strides)
+    but not the dispatch keys torch's tensor check compares: the reason comes from the native tree."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards = opt.cache_entries[0].guards
+    with torch.inference_mode():
+        f_locals = {"x": torch.ones(3), "xs": xs}
+    assert guards.python_check(f_locals, globals()) and not guards.check(f_locals, globals())
+    reason = guards.first_failure(f_locals, globals())
+    assert reason.startswith("tensor 'check_tensor(L['x'], Tensor, torch.float32") and "dispatch key set mismatch" in reason
+    assert reason.endswith("failed in torch's native check (which also compares a tensor's dispatch keys and "
+                           "more global state)")
 
 
 def test_grad_mode_change_is_named():

@@ -216,6 +216,26 @@ class NullContextVariable(VariableTracker):
 
 
 @dataclass(frozen=True, eq=False)
+class ProfilerContextVariable(VariableTracker):
+    """`torch.profiler.record_function(name)`, `torch.profiler.profile()`: Dynamo ignores what they
+    record (nothing in the graph, nothing run at trace time); `as` binds the object itself."""
+
+    cls: type = None
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def enter(self, tx):
+        return self, self
+
+    def exit(self, tx, exc_args=()) -> VariableTracker:
+        return NONE
+
+    def short_repr(self) -> str:
+        return f"{self.cls.__qualname__}(ignored)"
+
+
+@dataclass(frozen=True, eq=False)
 class SuppressVariable(VariableTracker):
     """contextlib.suppress(*exceptions): an exception of those classes leaving the block is swallowed."""
 
@@ -251,7 +271,7 @@ class WithExitVariable(VariableTracker):
 
 
 CONTEXT_TRACKERS = (GradModeVariable, StateSwitchVariable, GeneratorContextVariable, NullContextVariable,
-                    SuppressVariable)
+                    ProfilerContextVariable, SuppressVariable)
 
 
 def enter_with(tx, ctx: VariableTracker) -> tuple[VariableTracker, VariableTracker]:
@@ -283,6 +303,7 @@ def exit_through_exception(tx, exit_fn: VariableTracker, exception: VariableTrac
 
 GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True}
 AUTOCAST_CLASSES = (torch.amp.autocast_mode.autocast, torch.cpu.amp.autocast, torch.cuda.amp.autocast)
+PROFILER_CLASSES = (torch.autograd.profiler.record_function, torch.profiler.profile, torch.autograd.profiler.profile)
 
 
 def _constants(args, kwargs, what: str):
@@ -306,6 +327,8 @@ def construct_context(tx, cls: type, args: list, kwargs: dict) -> VariableTracke
         bound.apply_defaults()
         device = bound.arguments.get("device_type") or ("cuda" if cls is torch.cuda.amp.autocast else "cpu")
         return AutocastVariable(values=(device, *(bound.arguments[k] for k in ("dtype", "enabled", "cache_enabled"))))
+    if cls in PROFILER_CLASSES:
+        return ProfilerContextVariable(cls=cls)
     if cls is torch.inference_mode:
         values, named = _constants(args, kwargs, "torch.inference_mode")
         mode = (values or list(named.values()) or [True])[0]

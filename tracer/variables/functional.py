@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from ..exc import Unsupported
 from .constant import ConstantVariable
-from .dicts import ConstDictVariable, _key
+from .dicts import ConstDictVariable
 from .generator import GeneratorVariable
-from .lists import ListIteratorVariable, TupleVariable, items_of
+from .lists import DequeVariable, ListIteratorVariable, TupleVariable, hash_key, items_of
 from .partial import partial_of
 
 
@@ -151,7 +151,7 @@ def _counts(tx, iterable=None, kwargs=None) -> dict:
             counts = dict(iterable.read_entries())
         else:
             for item in items_of(tx, iterable):
-                key = _key(item)
+                key = hash_key(item)
                 counts[key] = ConstantVariable(counts[key].as_python_constant() + 1 if key in counts else 1)
     counts.update(kwargs or {})
     return counts
@@ -289,7 +289,6 @@ def call_dropwhile(tx, predicate, iterable):
 
 
 def call_deque(tx, iterable=None, maxlen=None):
-    from .lists import DequeVariable
     limit = _constant(maxlen)
     items = tuple(items_of(tx, iterable)) if iterable is not None else ()
     return DequeVariable(items[len(items) - limit:] if limit is not None and len(items) > limit else items,

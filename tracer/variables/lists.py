@@ -137,7 +137,6 @@ class NamedTupleVariable(TupleVariable):
         if name in ("n_fields", "n_sequence_fields", "n_unnamed_fields") and hasattr(self.tuple_cls, name):
             return ConstantVariable(getattr(self.tuple_cls, name))
         if name.startswith("_") and not hasattr(self.tuple_cls, name):  # hasattr(r, "_fields") on a structseq
-            from ..exc import observed
             raise observed(AttributeError(f"'{self.tuple_cls.__name__}' object has no attribute '{name}'"),
                            f"{self.tuple_cls.__name__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
@@ -536,8 +535,3 @@ class ListIteratorVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"iterator at {self.index}/{len(self.items)}"
-
-
-def is_sequence(v: VariableTracker) -> bool:
-    return isinstance(v, (BaseListVariable, RangeVariable)) or (
-        isinstance(v, ConstantVariable) and isinstance(v.value, (str, torch.Size)))

@@ -602,9 +602,3 @@ class _NoOpInit(VariableTracker):
 
     def call_function(self, tx, args, kwargs):
         return ConstantVariable(None)
-
-
-def constant_or_class(value) -> VariableTracker:
-    if isinstance(value, type):
-        return UserDefinedClassVariable(value)
-    return ConstantVariable(value)

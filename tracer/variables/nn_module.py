@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from ..source import AttrSource, GetItemSource
 from .constant import ConstantVariable
-from .lists import TupleVariable
-from .misc import UserDefinedObjectVariable
+from .lists import ListIteratorVariable, TupleVariable
+from .misc import GetAttrVariable, UserDefinedObjectVariable
 
 _SLOTS = ("_parameters", "_buffers", "_modules")
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
@@ -98,7 +98,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
         instance_dict = module.__dict__
         if (name in self._MEMBER_METHODS or name in _CALL_ENTRIES) and name not in instance_dict \
                 and not self._overrides(name):
-            from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
         if name not in instance_dict and not _class_defines(type(module), name):
             # nn.Module.__getattr__: reached only when the class and the instance dict both miss
@@ -109,7 +108,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
             if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
                 # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
                 # default, hasattr or an `except AttributeError` expect to be told
-                from ..exc import observed
                 raise observed(AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'"),
                                f"{type(module).__qualname__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
@@ -250,7 +248,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _members(self, tx, slot: str, named: bool, recurse: bool):
         """Walk the real module tree, wrapping each member with its full Source chain."""
         from ..builder import build
-        from .lists import ListIteratorVariable
         results, seen = [], set()
 
         def walk(module, source, prefix):

@@ -14,9 +14,10 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, TupleVariable
+from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
+from .sym import SYM_OPERATORS, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
 
 
@@ -45,6 +46,17 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         if not isinstance(args[0], (TensorVariable, BaseListVariable)):  # `n += t` is `n + t` for a number n
             op = INPLACE_TO_PLAIN.get(op, op)
         return tx.output.call(tx, "call_function", op, tuple(args), {})
+    if any(isinstance(a, SymNodeVariable) for a in args):
+        plain = INPLACE_TO_PLAIN.get(op, op)
+        if plain in SYM_OPERATORS and all(isinstance(a, SymNodeVariable) or a.is_python_constant() for a in args):
+            return sym_operator(tx, plain, args)
+        if op in (operator.is_, operator.is_not):
+            same = _same_object(args[0], args[1])
+            return ConstantVariable(same if op is operator.is_ else not same)
+        # anything else Python does with a symbolic int needs its value: specialise, with a guard
+        args = [ConstantVariable(a.specialize(f"{op.__name__}() on {a.expr()} needed a plain value", tx))
+                if isinstance(a, SymNodeVariable) else a for a in args]
+        return apply_operator(tx, op, args)
     if op is operator.getitem:
         return _getitem(tx, args[0], args[1])
     if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
@@ -82,7 +94,6 @@ _SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", o
 def _in_place(tx, op, args) -> VariableTracker | None:
     """`d |= e`, `s &= t`, `lst *= n`: the left operand changed in place and given back; None otherwise."""
     from .builtin import BuiltinVariable
-    from .lists import SetVariable
     target = args[0].realize()
     if isinstance(target, ListVariable) and op is operator.imul and args[1].is_python_constant():
         return target.mutated(tx, target.items * args[1].as_python_constant())

@@ -13,7 +13,7 @@ import inspect
 import types
 from dataclasses import dataclass
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -74,7 +74,6 @@ def signature(tx, args, kwargs):
     try:
         return ConstantVariable(inspect.signature(real))
     except (TypeError, ValueError) as error:
-        from ..exc import observed
         raise observed(error, f"inspect.signature() raised {type(error).__name__}: {error}") from error
 
 

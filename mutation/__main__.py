@@ -1,0 +1,187 @@
+"""Mutation testing of the engine's promises with mutmut 3: `make mutate` (or `python -m mutation`).
+
+    python -m mutation                       every module below, one after another
+    python -m mutation guards side_effects   only these
+    python -m mutation --max-children 1      mutmut's workers (default 1: the machine is shared)
+    python -m mutation guards --files tracer/guards/compiled.py   part of a module, scored apart
+
+Each module is mutated on its own, in its own scratch folder (`.mutate/<name>/`, which mutmut fills
+with its `mutants/` copy), against the fast selection of tests that cover it: mutmut runs, for each
+mutant, only the tests of that selection that call the mutated function. The score of each module
+is written to `.mutate/scores.json` and printed as a table; a mutant listed in `EQUIVALENT` (with why
+it cannot change behaviour) is counted apart, so the score is killed / (checked - equivalent).
+
+Not part of `make test`: a full run takes hours on a loaded two-core machine.
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".mutate"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    paths: tuple[str, ...]  # the files mutated (globs under the repository)
+    tests: tuple[str, ...]  # the tests that cover them, fast enough to run per mutant
+
+
+TARGETS = (
+    Target("guards", ("tracer/guards/*.py",),
+           ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
+            "tests/tracer/test_diff_global_state.py")),
+    Target("side_effects", ("tracer/side_effects.py",),
+           ("tests/tracer/test_diff_side_effects.py", "tests/tracer/test_diff_module_mutations.py",
+            "tests/tracer/test_diff_set_order.py", "tests/tracer/test_diff_inlining.py",
+            "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py")),
+    Target("codegen", ("tracer/codegen.py",),
+           ("tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
+            "tests/tracer/test_break_code.py", "tests/tracer/test_diff_side_effects.py")),
+    Target("resume", ("tracer/resume.py",),
+           ("tests/tracer/test_with_block_breaks.py", "tests/tracer/test_break_code.py",
+            "tests/tracer/test_diff_breaks.py")),
+    Target("debug", ("tracer/debug/*.py",),
+           ("tests/tracer/test_debugger.py", "tests/tracer/test_recorded_views.py",
+            "tests/tracer/test_session_bad_input.py")),
+)
+
+# Surviving mutants that cannot change what the module does, by mutmut's name (a glob), with why.
+EQUIVALENT: dict[str, str] = {
+    "tracer.side_effects.xǁSideEffectsǁis_mutated__mutmut_*":
+        "is_mutated has no caller in tracer/ or app/: dead code, nothing it returns reaches a user",
+    "tracer.side_effects.xǁSideEffectsǁoutside_effects__mutmut_1[01]":
+        "the kind 'global' is renamed: its only reader (codegen's stage_side_effects and "
+        "apply_side_effects) tests for 'setattr' and 'container' and takes any other kind as a global",
+    "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
+        "check asks the generated Python check instead of the native tree: both hold the same guards "
+        "and give the same answer (test_source_guards and test_guard_engine check each against hand "
+        "labels); the frame hook's lookup runs the native tree itself, never GuardSet.check",
+    "tracer.guards.compiled.xǁGuardSetǁfirst_failure__mutmut_15":
+        "ok = None instead of False where a check raised: the next line tests `not ok`, and None is as false",
+}
+
+# What each of mutmut's exit statuses means for the score.
+KILLED = {"killed", "timeout", "segfault"}  # "suspicious" (an unknown exit) must be looked at
+
+
+def narrowed(target: Target, files: list[str]) -> Target:
+    """The target over some of its files only, scored apart (a long module can be run in parts)."""
+    stray = [f for f in files if not any(fnmatch.fnmatchcase(f, p) for p in target.paths)]
+    if stray:
+        raise SystemExit(f"not files of {target.name}: {', '.join(stray)}")
+    label = ",".join(Path(f).name.removesuffix(".py") for f in files)
+    return Target(f"{target.name}:{label}", tuple(files), target.tests)
+
+
+def scratch(target: Target) -> Path:
+    """`.mutate/<name>/` with the project linked in and a pyproject.toml telling mutmut what to do."""
+    here = WORK / target.name.replace(":", "-")
+    here.mkdir(parents=True, exist_ok=True)
+    for name in ("tracer", "tests", "app", "resources", "bench"):
+        link = here / name
+        if not link.exists():
+            link.symlink_to(ROOT / name, target_is_directory=True)
+    only = ", ".join(json.dumps(p) for p in target.paths)
+    tests = ", ".join(json.dumps(t) for t in target.tests if (ROOT / t).exists())
+    (here / "pyproject.toml").write_text(
+        "[tool.mutmut]\n"
+        'source_paths = ["tracer"]\n'
+        f"only_mutate = [{only}]\n"
+        'also_copy = ["app", "resources", "bench"]\n'
+        f"pytest_add_cli_args_test_selection = [{tests}]\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:logging", "-q", "-x"]\n'
+        'process_isolation = "forkserver"\n'
+        "\n[tool.pytest.ini_options]\n"
+        'testpaths = ["tests"]\n')
+    return here
+
+
+def run(target: Target, max_children: int, mutate: bool = True) -> dict:
+    """Run mutmut over the target (or, with mutate=False, only read its last results) and score it."""
+    here = scratch(target)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
+    env.pop("PYTHONPATH", None)  # the mutants must be what the tests import
+    mutmut = [sys.executable, "-m", "mutmut"]
+    if mutate:
+        subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children)],
+                       cwd=here, env=env, check=False)
+    listed = subprocess.run([*mutmut, "results", "--all", "true"], cwd=here, env=env, text=True,
+                            capture_output=True, check=False).stdout
+    return score(target, listed)
+
+
+def is_equivalent(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in EQUIVALENT)
+
+
+def score(target: Target, listed: str) -> dict:
+    """Counts from `mutmut results --all true` lines ("    name: status"). A mutant not checked yet
+    (a run stopped early) is counted apart, never as killed or survived."""
+    statuses: dict[str, str] = {}
+    for line in listed.splitlines():
+        m = re.match(r"\s*(\S+): (.+)$", line)
+        if m:
+            statuses[m[1]] = m[2].strip()
+    checked = {n: s for n, s in statuses.items() if s != "not checked"}
+    killed = [n for n, s in checked.items() if s in KILLED]
+    equivalent = [n for n, s in checked.items() if s not in KILLED and is_equivalent(n)]
+    survived = [n for n, s in checked.items() if s not in KILLED and not is_equivalent(n)]
+    counted = len(checked) - len(equivalent)
+    return {"module": target.name, "mutants": len(statuses), "unchecked": len(statuses) - len(checked),
+            "killed": len(killed), "equivalent": len(equivalent), "survived": sorted(survived),
+            "score": round(100 * len(killed) / counted, 1) if counted else None,
+            "statuses": {s: sum(1 for v in statuses.values() if v == s) for s in set(statuses.values())}}
+
+
+def table(scores: list[dict]) -> str:
+    lines = ["| module | mutants | not checked | killed | equivalent | survived | score |",
+             "|---|--:|--:|--:|--:|--:|--:|"]
+    for s in scores:
+        lines.append(f"| {s['module']} | {s['mutants']} | {s.get('unchecked', 0)} | {s['killed']} | "
+                     f"{s['equivalent']} | {len(s['survived'])} | {s['score']}% |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mutation", description=__doc__.split("\n")[0])
+    parser.add_argument("modules", nargs="*", help=f"of {', '.join(t.name for t in TARGETS)} (default: all)")
+    parser.add_argument("--max-children", type=int, default=1)
+    parser.add_argument("--fresh", action="store_true", help="forget earlier results of these modules")
+    parser.add_argument("--report", action="store_true", help="score the last results again, run nothing")
+    parser.add_argument("--files", nargs="+", metavar="GLOB",
+                        help="mutate only these files of the one module chosen (scored as module:file)")
+    args = parser.parse_args(argv)
+    unknown = set(args.modules) - {t.name for t in TARGETS}
+    if unknown:
+        parser.error(f"unknown module(s): {', '.join(sorted(unknown))}")
+    chosen = [t for t in TARGETS if not args.modules or t.name in args.modules]
+    if args.files:
+        if len(chosen) != 1:
+            parser.error("--files narrows one module: name it")
+        chosen = [narrowed(chosen[0], args.files)]
+    scores_path = WORK / "scores.json"
+    for target in chosen:
+        if args.fresh:
+            shutil.rmtree(WORK / target.name.replace(":", "-") / "mutants", ignore_errors=True)
+        result = run(target, args.max_children, mutate=not args.report)
+        scores = json.loads(scores_path.read_text()) if scores_path.exists() else {}  # another run may have written
+        scores[target.name] = result
+        scores_path.write_text(json.dumps(scores, indent=1))
+    scores = json.loads(scores_path.read_text()) if scores_path.exists() else {}
+    print(table([s for name, s in sorted(scores.items())]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

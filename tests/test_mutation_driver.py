@@ -1,0 +1,54 @@
+"""`make mutate`'s driver (`mutation/`): each target names files that exist and tests that exist (a
+renamed test file would silently shrink the selection), and the score counts what mutmut reports
+the way the README says: killed / (mutants checked - listed equivalents)."""
+from pathlib import Path
+
+import pytest
+
+from mutation.__main__ import EQUIVALENT, TARGETS, narrowed, score, table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_target_mutates_existing_files_against_existing_tests():
+    assert {t.name for t in TARGETS} == {"guards", "side_effects", "codegen", "resume", "debug"}
+    for target in TARGETS:
+        for pattern in target.paths:
+            assert list(ROOT.glob(pattern)), f"{target.name}: {pattern} matches no file"
+        missing = [t for t in target.tests if not (ROOT / t).is_file()]
+        assert not missing, f"{target.name}: no such test file {missing}"
+
+
+def test_every_listed_equivalent_says_why_and_names_a_target_module():
+    prefixes = {p.split("/")[1].removesuffix(".py").removesuffix("*") for t in TARGETS for p in t.paths}
+    for name, why in EQUIVALENT.items():
+        assert len(why.split()) >= 5, f"{name}: say why it is equivalent"
+        assert name.split(".")[1] in prefixes, name
+        assert "__mutmut_" in name, f"{name}: a mutant's name (or a glob over one function's mutants)"
+
+
+def test_score_counts_killed_over_mutants_less_equivalents():
+    target = TARGETS[1]
+    statuses = ["killed", "survived", "timeout", "no tests", "survived", "not checked"]
+    listed = "\n".join(f"    tracer.side_effects.x_f__mutmut_{i}: {s}" for i, s in enumerate(statuses, 1))
+    equivalent = "tracer.side_effects.x_f__mutmut_[5]"
+    EQUIVALENT[equivalent] = "a made-up equivalent for this test only"
+    try:
+        result = score(target, listed)
+    finally:
+        del EQUIVALENT[equivalent]
+    assert result["mutants"] == 6 and result["unchecked"] == 1
+    assert result["killed"] == 2 and result["equivalent"] == 1
+    assert result["survived"] == ["tracer.side_effects.x_f__mutmut_2", "tracer.side_effects.x_f__mutmut_4"]
+    assert result["score"] == 50.0  # 2 killed of the 4 checked that count
+    assert result["statuses"] == {"killed": 1, "survived": 2, "timeout": 1, "no tests": 1, "not checked": 1}
+    assert table([result]).splitlines()[-1] == "| side_effects | 6 | 1 | 2 | 1 | 2 | 50.0% |"
+
+
+def test_a_module_can_be_run_in_parts_scored_apart():
+    guards = next(t for t in TARGETS if t.name == "guards")
+    part = narrowed(guards, ["tracer/guards/compiled.py"])
+    assert part.name == "guards:compiled" and part.paths == ("tracer/guards/compiled.py",)
+    assert part.tests == guards.tests
+    with pytest.raises(SystemExit, match="not files of guards: tracer/codegen.py"):
+        narrowed(guards, ["tracer/codegen.py"])
