@@ -128,3 +128,69 @@ def test_an_f_string_sees_a_format_method_the_class_gains_between_calls():
     finally:
         del Formatted.__format__
     torch.testing.assert_close(opt(x), x + 2)
+
+
+# ---- a class that gains a special method between calls (real Dynamo keeps the old answer too) ----
+
+class Gains:
+    def __repr__(self):
+        return "G"
+
+
+class GainsDict(dict):
+    pass
+
+
+GAINS, OTHER, GAINS_DICT = Gains(), Gains(), GainsDict(a=1)
+
+
+def equal_objects(x):
+    return x + (GAINS == OTHER) + 2 * (GAINS != OTHER)
+
+
+def str_through_repr(x):
+    return x + len(str(GAINS))
+
+
+def stored_attribute(x):
+    GAINS.val = 2.0
+    return x * GAINS.val
+
+
+def dict_subclass_item(x):
+    return x + GAINS_DICT["a"]
+
+
+def _store_tripled(self, name, value):
+    object.__setattr__(self, name, value * 3)
+
+
+@pytest.mark.parametrize("fn, name, method", [
+    (equal_objects, "__eq__", lambda self, other: True),
+    (equal_objects, "__ne__", lambda self, other: False),
+    (str_through_repr, "__str__", lambda self: "0123456789"),
+    (stored_attribute, "__setattr__", _store_tripled),
+], ids=lambda v: v if isinstance(v, str) else getattr(v, "__name__", ""))
+def test_a_special_method_the_class_gains_between_calls_is_used(fn, name, method):
+    tracer.reset()
+    opt = tracer.compile(fn)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), fn(x))
+    setattr(Gains, name, method)
+    try:
+        torch.testing.assert_close(opt(x), fn(x))
+    finally:
+        delattr(Gains, name)
+    torch.testing.assert_close(opt(x), fn(x))
+
+
+def test_a_dict_subclass_that_gains_getitem_between_calls_uses_it():
+    tracer.reset()
+    opt = tracer.compile(dict_subclass_item)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), x + 1)
+    GainsDict.__getitem__ = lambda self, key: 10
+    try:
+        torch.testing.assert_close(opt(x), x + 10)
+    finally:
+        del GainsDict.__getitem__

@@ -424,7 +424,7 @@ class BuiltinVariable(VariableTracker):
     def call_str(self, tx, obj=None):
         if obj is None:
             return None
-        if python_dunder(obj, "__str__") is not None:
+        if python_dunder(obj, "__str__", tx) is not None:
             return self._user_text(tx, obj, "__str__")
         if python_dunder(obj, "__repr__") is not None and obj.python_type().__str__ is object.__str__:
             return self._user_text(tx, obj, "__repr__")  # object.__str__ calls repr()

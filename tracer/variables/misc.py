@@ -51,12 +51,12 @@ def _read_static(value, name: str):
 
 def guard_mro_lacks(tx, cls: type, cls_source: Source | None, *names: str) -> None:
     """The user classes in cls's MRO (reached from cls_source) still define none of `names`; a
-    built-in's dict is fixed."""
-    if cls_source is None:
+    built-in's dict is fixed.  A name one of them defines now is left out (its lookup guards it)."""
+    user_classes = [(i, klass) for i, klass in enumerate(cls.__mro__) if klass.__module__ != "builtins"]
+    names = [name for name in names if not any(name in vars(klass) for _, klass in user_classes)]
+    if cls_source is None or not names:
         return
-    for index, klass in enumerate(cls.__mro__):
-        if klass.__module__ == "builtins":
-            continue
+    for index, klass in user_classes:
         dict_source = AttrSource(GetItemSource(AttrSource(cls_source, "__mro__"), index), "__dict__")
         for name in names:
             tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
@@ -510,6 +510,7 @@ class UserDefinedObjectVariable(VariableTracker):
         if setattr_fn is not None:
             self._call_special(tx, setattr_fn, "__setattr__", [ConstantVariable(name), value])
             return
+        self.guard_class_lacks(tx, "__setattr__")  # a class that gains one stores differently
         if self.python_type().__setattr__ is not object.__setattr__ and not self._generic_setattr_slot():
             raise Unsupported(f"{self.python_type().__qualname__} customises __setattr__ in C")
         self.generic_setattr(tx, name, value)
