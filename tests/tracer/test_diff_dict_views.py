@@ -2,7 +2,6 @@
 `d.items()` are set-like (`&`, `|`, `-`, `^` give a new set; the other side may be any iterable),
 `.values()` is not.
 """
-import torch
 
 from differential import T, call, case, parametrize
 
