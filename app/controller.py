@@ -202,7 +202,7 @@ class DebugController(QObject):
                 result["outcome"] = session.call_again(function, shapes)
             except UserError as error:
                 result["outcome"] = str(error)
-            except Exception as error:  # a bug of ours must not take the window down: say it
+            except Exception as error:  # noqa: BLE001 - a bug of ours must not take the window down: say it
                 result["outcome"] = f"{type(error).__name__}: {error}"
 
         thread = threading.Thread(target=run, name="standin: call again", daemon=True)

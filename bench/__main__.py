@@ -1,6 +1,6 @@
 """Standin's tracer side by side with torch.compile (TorchDynamo), both with a no-op backend.
 
-    .venv/bin/python -m bench [--quick] [--repeat N] [--markdown] [--json PATH]
+    .venv/bin/python -m bench [--quick] [--repeat N] [--markdown] [--models | --no-models] [--json PATH]
 
 For each workload, tracer and Dynamo run interleaved in one process (the order
 alternates per repetition, both caches are reset before every compile) and the
@@ -224,7 +224,7 @@ def run(args) -> dict:
     rows.append(row("import (after torch)", "import", samples))
 
     models = []
-    if args.models or not args.quick:
+    if (args.models or not args.quick) and not args.no_models:
         from . import models as model_table
         models = model_table.run(2 if args.quick else max(3, repeat // 2), log)
 
@@ -319,6 +319,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=None, help="repetitions per workload (default 7; 3 quick)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--models", action="store_true", help="the real-model table with --quick too")
+    parser.add_argument("--no-models", action="store_true", help="without the real-model table (the slowest part)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     results = run(args)

@@ -4,6 +4,8 @@
     python -m mutation guards side_effects   only these
     python -m mutation --max-children 1      mutmut's workers (default 1: the machine is shared)
     python -m mutation guards --files tracer/guards/compiled.py   part of a module, scored apart
+    python -m mutation side_effects --recheck   only the last survivors, against today's tests
+    python -m mutation --report              the last scores again, nothing run
 
 Each module is mutated on its own, in its own scratch folder (`.mutate/<name>/`, which mutmut fills
 with its `mutants/` copy), against the fast selection of tests that cover it: mutmut runs, for each
@@ -63,6 +65,15 @@ EQUIVALENT: dict[str, str] = {
     "tracer.side_effects.xǁSideEffectsǁoutside_effects__mutmut_1[01]":
         "the kind 'global' is renamed: its only reader (codegen's stage_side_effects and "
         "apply_side_effects) tests for 'setattr' and 'container' and takes any other kind as a global",
+    "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
+        "check asks the generated Python check instead of the native tree: both hold the same guards "
+        "and give the same answer (test_source_guards and test_guard_engine check each against hand "
+        "labels); the frame hook's lookup runs the native tree itself, never GuardSet.check",
+    "tracer.guards.compiled.xǁGuardSetǁfirst_failure__mutmut_15":
+        "ok = None instead of False where a check raised: the next line tests `not ok`, and None is as false",
+    "tracer.guards.compiled.x__compile__mutmut_2[567]":
+        "the sort of one source's leaves (tensor checks last) undone: the order only changes how soon "
+        "a failing check returns; every leaf must hold, and one that raises returns False as a failing one",
 }
 
 # What each of mutmut's exit statuses means for the score.
@@ -101,18 +112,27 @@ def scratch(target: Target) -> Path:
     return here
 
 
-def run(target: Target, max_children: int, mutate: bool = True) -> dict:
-    """Run mutmut over the target (or, with mutate=False, only read its last results) and score it."""
+def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
+    """Run mutmut over the target and score it. mode "report": only read its last results;
+    "recheck": run again only the last survivors (against the tests as they are now: mutmut copies
+    the tests anew and collects the coverage of new ones)."""
     here = scratch(target)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
     env.pop("PYTHONPATH", None)  # the mutants must be what the tests import
     mutmut = [sys.executable, "-m", "mutmut"]
-    if mutate:
-        subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children)],
+
+    def results() -> dict:
+        listed = subprocess.run([*mutmut, "results", "--all", "true"], cwd=here, env=env, text=True,
+                                capture_output=True, check=False).stdout
+        return score(target, listed)
+
+    names: list[str] = []
+    if mode == "recheck":
+        names = results()["survived"]
+    if mode == "mutate" or names:
+        subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children), *names],
                        cwd=here, env=env, check=False)
-    listed = subprocess.run([*mutmut, "results", "--all", "true"], cwd=here, env=env, text=True,
-                            capture_output=True, check=False).stdout
-    return score(target, listed)
+    return results()
 
 
 def is_equivalent(name: str) -> bool:
@@ -153,6 +173,8 @@ def main(argv=None) -> int:
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--fresh", action="store_true", help="forget earlier results of these modules")
     parser.add_argument("--report", action="store_true", help="score the last results again, run nothing")
+    parser.add_argument("--recheck", action="store_true",
+                        help="run the last survivors again, against the tests as they are now")
     parser.add_argument("--files", nargs="+", metavar="GLOB",
                         help="mutate only these files of the one module chosen (scored as module:file)")
     args = parser.parse_args(argv)
@@ -168,7 +190,7 @@ def main(argv=None) -> int:
     for target in chosen:
         if args.fresh:
             shutil.rmtree(WORK / target.name.replace(":", "-") / "mutants", ignore_errors=True)
-        result = run(target, args.max_children, mutate=not args.report)
+        result = run(target, args.max_children, "report" if args.report else "recheck" if args.recheck else "mutate")
         scores = json.loads(scores_path.read_text()) if scores_path.exists() else {}  # another run may have written
         scores[target.name] = result
         scores_path.write_text(json.dumps(scores, indent=1))

@@ -16,6 +16,7 @@ import types
 
 import bytecode as bc
 import torch
+import functools
 from torch._C._dynamo.eval_frame import set_eval_frame
 
 from .bytecode import plain_function_flags
@@ -26,6 +27,7 @@ from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.exceptions import ExceptionVariable, plain_exception_class
+from .variables.functional import LazyIteratorVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.object_protocol import dict_base
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
@@ -231,8 +233,11 @@ class PyCodegen:
             self.emit("LOAD_METHOD", var.view)
             self.emit("PRECALL", 0)
             self.emit("CALL", 0)
+        elif isinstance(var, LazyIteratorVariable):  # one object however many hold it, as a list is
+            parts = var.rebuild_call()
+            self._built_once(id(var.frame), lambda: self.call(var.kind_type, lambda: [self.reconstruct(part)
+                                                                                      for part in parts], len(parts)))
         elif isinstance(var, FunctoolsPartialVariable):
-            import functools
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
         elif isinstance(var, ExceptionVariable):
             self._exception(var)

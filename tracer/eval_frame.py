@@ -32,6 +32,8 @@ from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserErr
 from .bytecode import decode, has_var_parameters
 from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import make_resume_code, origin_index, resume_prologue_length
+from .guards.report import report_text
+from .guards.whatif import predict
 from .shapes import AutomaticDynamic, check_dynamic
 
 _frame_ids: dict[types.CodeType, int] = {}
@@ -149,7 +151,7 @@ class CompiledFunction:
         # (by id: a rewritten code holding an unhashable constant has no hash; the record keeps it alive)
         self._records: dict[int, CompiledFunction] = {id(self.code): self} if parent is None else {}
         self._by_rewritten: dict[int, CompiledFunction] = {}
-        self._callback = functools.partial(_on_frame, self)
+        self._callback = frame_hook.Callback(self, _on_frame)
         self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
         self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
@@ -291,7 +293,8 @@ class CompiledFunction:
             self._event("eager_fallback", compile_id, entry.eager_reason)
         self.cache_entries.append(entry)
         entry.hits = 1
-        if entry.code is None:  # an entry that always runs the original: the code is skipped for good
+        if entry.code is None:  # an entry that always runs the original: the code is skipped for good,
+            entry.hits_counted = False  # in C, which no longer asks us (as Dynamo's skip): calls not counted
             return frame_hook.run_as_is(self.code, entry.eager_reason)
         self.root._by_rewritten[id(entry.code)] = self
         return frame_hook.run_compiled(self.code, self._guarded_code(entry, f_locals, f_globals))
@@ -340,12 +343,10 @@ class CompiledFunction:
 
     def what_if(self, *args, **kwargs):
         """Which entry would run for this call, or which guards would fail — without calling."""
-        from .guards.whatif import predict
         return predict(self, *self._with_partial(args, kwargs))
 
     def guard_report(self, entry=None) -> str:
         """The guards of an entry (default: the newest) as TORCH_LOGS=guards prints them."""
-        from .guards.report import report_text
         entry = entry or self.cache_entries[-1]
         return report_text(entry)
 
@@ -446,7 +447,7 @@ def compile(fn=None, *, backend="eager", fullgraph=False, dynamic=None, cache_si
     return CompiledFunction(fn, backend, fullgraph, cache_size_limit, dynamic=dynamic)
 
 
-def _on_frame(root: CompiledFunction, frame, cache_entry, frame_state) -> frame_hook.FrameReturn:
+def _on_frame(root: CompiledFunction, frame) -> frame_hook.FrameReturn:
     """torch's callback: a frame under one of root's calls that no cache entry admits.  A frame it
     cannot handle runs as it is, with the reason warned; the process never sees the error."""
     try:

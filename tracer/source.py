@@ -77,6 +77,39 @@ class GlobalSource(Source):
 
 
 @dataclass(frozen=True)
+class GlobalsDictSource(Source):
+    """The frame's globals dict itself: a builtin the trace read is guarded on its name staying
+    out of it (a module global of that name would shadow the builtin)."""
+
+    def name(self) -> str:
+        return "G"
+
+
+@dataclass(frozen=True)
+class BuiltinSource(Source):
+    """A builtin the frame's globals resolve a name to, named as Dynamo names it: Dynamo stores the
+    builtins dict in the globals as `__builtins_dict___0`; we read the frame's own."""
+
+    builtin_name: str
+
+    def name(self) -> str:
+        return f"G['__builtins_dict___0'][{self.builtin_name!r}]"
+
+    def expression(self) -> str:
+        return f"_builtins_of(G)[{self.builtin_name!r}]"
+
+    def reconstruct(self, codegen):
+        codegen.load_global(self.builtin_name)  # guarded: no global of that name shadows it
+
+
+def builtins_of(f_globals: dict) -> dict:
+    """The builtins a frame with these globals resolves names in (`__builtins__`, a module or its dict)."""
+    import builtins
+    found = f_globals.get("__builtins__", builtins)
+    return found if isinstance(found, dict) else vars(found)
+
+
+@dataclass(frozen=True)
 class ModuleSource(Source):
     """The module whose globals an inlined function reads (Dynamo's `G['__import_...']`)."""
 
@@ -306,7 +339,7 @@ def _as_float64_tensor(value):
     return torch._as_tensor_fullprec(value)
 
 
-SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__,
+SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__, "_builtins_of": builtins_of,
                     "_dict_value_at": dict_value_at, "_modules": sys.modules, "_iter_item": iterator_item,
                     "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor,
                     "_as_float64_tensor": _as_float64_tensor}

@@ -8,16 +8,19 @@ building, calls, jumps and loops.
 """
 from __future__ import annotations
 
+import dis
 import linecache
 import operator
 import types
+
+import torch
 
 from . import bytecode
 from .builder import build_lazy, build_sourceless
 from .exc import ObservedException, Unsupported, UserLocation
 from .exception_opcodes import ExceptionOpcodes
 from .guards import InstalledAt
-from .source import GlobalSource, LocalSource
+from .source import BuiltinSource, GlobalsDictSource, GlobalSource, LocalSource, Source, builtins_of
 from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
@@ -52,14 +55,24 @@ INSTRUCTION_BUDGET = 2_000_000  # per trace, inlined calls included: an endless 
 class InstructionTranslator(ExceptionOpcodes):
     """Traces one frame: `run()` returns the tracker of the value the frame returns."""
 
+    dispatch: dict  # opname -> handler of this class (dispatch_table), installed per class
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's handlers (the inliner's RETURN_VALUE, YIELD_VALUE) are in its own table."""
+        super().__init_subclass__(**kwargs)
+        cls.dispatch = dispatch_table(cls)
+
     def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
-                 break_at: int | None = None, closure: tuple | None = None):
+                 break_at: int | None = None, closure: tuple | None = None,
+                 parent: InstructionTranslator | None = None):
+        """The root translator (no parent) traces the compiled frame; a child, a call inlined into parent."""
         self.code = code
         self.decoded = bytecode.decode(code)
         self.instructions = self.decoded.instructions
         self.f_globals = f_globals
         self.output = output
-        output.tx = self
+        if parent is None:
+            output.tx = self  # the translator running now: inline.py hands it to a callee while it runs
         self.hook = hook
         self.stack: list[VariableTracker] = []
         self.symbolic_locals: dict[str, VariableTracker] = {
@@ -70,25 +83,31 @@ class InstructionTranslator(ExceptionOpcodes):
         self.kw_names: tuple[str, ...] = ()
         self.return_value: VariableTracker | None = None
         self.steps = 0
-        self.depth = 0
-        self.root = self
-        self.parent = None
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.root = self if parent is None else parent.root
+        self.parent = parent
         self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
         for name, real in zip(code.co_freevars, closure or ()):
             if name in self.symbolic_locals:  # the frame's free variables are real cells it shares
                 self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
                 output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
-        self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
-        if hook is not None:
-            output.on_guard = getattr(hook, "on_guard", None)
-            output.on_node = getattr(hook, "on_node", None)
+        self.grad_mode_at_break: bool | None = None  # the trace's grad mode where it stopped at break_at
+        self.checkpoint: int | None = None  # the last instruction a graph could stop before and go on from as is
+        if parent is None:
+            self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
+            if hook is not None:
+                output.on_guard = getattr(hook, "on_guard", None)
+                output.on_node = getattr(hook, "on_node", None)
 
     def global_source(self, name: str):
         return GlobalSource(name)
 
     def side_effect_globals_allowed(self) -> bool:
         return True
+
+    def globals_dict_source(self) -> Source:
+        return GlobalsDictSource()
 
     def inlining_stack(self) -> list["InstructionTranslator"]:
         """Root first: the call stack of the trace."""
@@ -107,7 +126,10 @@ class InstructionTranslator(ExceptionOpcodes):
         while self.return_value is None:
             inst = self.instructions[self.ip]
             self.current = inst
+            if self.parent is None and not self.stack:
+                self.note_checkpoint(inst)
             if inst.index == self.break_at:
+                self.grad_mode_at_break = torch.is_grad_enabled()  # before the blocks' trace-time undo
                 if self.hook is not None:  # the state the graph breaks in is the trace's last step
                     self.hook.on_step(self, inst)
                 return None
@@ -134,6 +156,15 @@ class InstructionTranslator(ExceptionOpcodes):
             if facts is not None and facts.active():
                 facts.stamp(self)
         return self.return_value
+
+    def note_checkpoint(self, inst) -> None:
+        """As Dynamo's speculation points: an instruction of this frame met with an empty stack,
+        outside every try and with-block, once the graph holds more than one operation.  A graph
+        break that cannot resume where it happens (inside a try block) compiles the graph up to the
+        last one and runs the rest of the frame from there as it is."""
+        if bytecode.handler_at(self.decoded.exception_table, inst.offset) is None \
+                and (self.checkpoint is not None or self.output.count_calls() > 1):
+            self.checkpoint = inst.index
 
     # ---- where we are ---------------------------------------------------------------
     def location(self) -> UserLocation:
@@ -314,10 +345,13 @@ class InstructionTranslator(ExceptionOpcodes):
             return stored
         if name in self.f_globals:
             return build_lazy(self, self.f_globals[name], self.global_source(name))
-        builtins_ = self.f_globals.get("__builtins__", __builtins__)
-        builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+        builtins_ = builtins_of(self.f_globals)
         if name in builtins_:
-            return build_sourceless(self, builtins_[name])
+            value = builtins_[name]
+            if callable(value):  # as Dynamo, guarded on its identity; also on no global shadowing it
+                self.output.install_guard(BuiltinSource(name), "ID_MATCH", value)
+                self.output.install_guard(self.globals_dict_source(), "DICT_CONTAINS", (name, False))
+            return build_sourceless(self, value)
         raise Unsupported(f"NameError: name {name!r} is not defined")
 
     def BEFORE_WITH(self, inst):
@@ -643,16 +677,14 @@ def _formats_as_text(value: VariableTracker, conversion: int) -> bool:
         return False
 
 
-def _dispatch_table(cls=None) -> dict:
-    """opname -> handler, for every opcode of this Python that has one."""
-    import dis
+def dispatch_table(cls) -> dict:
+    """opname -> cls's handler, for every opcode of this Python that has one."""
     table = {}
     for name in dis.opname:
-        handler = getattr(cls or InstructionTranslator, name, None)
+        handler = getattr(cls, name, None)
         if callable(handler) and name.isupper():
             table[name] = handler
     return table
 
 
-_DISPATCH = _dispatch_table()
-InstructionTranslator.dispatch = _DISPATCH
+InstructionTranslator.dispatch = dispatch_table(InstructionTranslator)

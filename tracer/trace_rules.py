@@ -46,10 +46,6 @@ def _module_of(value) -> str:
     return module or ""
 
 
-def is_torch_module(module: types.ModuleType) -> bool:
-    return module.__name__ == "torch" or module.__name__.startswith("torch.")
-
-
 def _is_builtin_class_method(value) -> bool:
     """`dict.fromkeys` (OrderedDict's, defaultdict's), `itertools.chain.from_iterable`: classmethods of
     builtin types that build containers, and `functools.reduce`, `sys.intern`; modelled like builtins."""
@@ -134,6 +130,12 @@ def classify(value) -> str:
         return "user"
     return "skip"
 
+
+
+def is_requested_break(fn) -> bool:
+    """`torch._dynamo.graph_break()`: the code asks for a graph break there (torch.optim does)."""
+    return getattr(fn, "__module__", None) == "torch._dynamo.decorators" and getattr(fn, "__name__", None) == \
+        "graph_break"
 
 
 def module_skip_reason(module) -> str | None:

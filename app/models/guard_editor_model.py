@@ -65,7 +65,7 @@ def global_path(source_name: str) -> str | None:
 def short_repr(value, limit: int = MAX_REPR) -> str:
     try:
         text = repr(value)
-    except Exception as error:  # a user's __repr__ may raise; the table must still draw
+    except Exception as error:  # noqa: BLE001 - a user's __repr__ may raise; the table must still draw
         text = f"<repr failed: {type(error).__name__}>"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -252,7 +252,7 @@ class GuardEditorModel:
                 continue  # a container whose type is pinned: its guarded attributes are the rows
             try:
                 value = editor.get(path)
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - a user's attribute may raise anything; the row says so
                 rows.append(GlobalRow(path, f"<unavailable: {type(error).__name__}>", path_kinds))
                 seen.add(path)
                 continue
@@ -277,7 +277,7 @@ class GuardEditorModel:
             edit = editor.set_expression(path, text)
         except (KeyboardInterrupt, SystemExit):
             raise
-        except BaseException as error:  # the user's expression: any error is shown, nothing changes
+        except BaseException as error:  # noqa: BLE001 - the user's expression: any error is shown, nothing changes
             raise EditError(f"{path} = {text}: {type(error).__name__}: {error}") from None
         return short_repr(edit.new)
 
@@ -301,7 +301,7 @@ class GuardEditorModel:
             return "No function selected.", PREDICTION_NONE
         try:
             prediction = self.session.predict(self.function, self.shapes or None)
-        except Exception as error:  # e.g. never called yet, or its arguments no longer bind
+        except Exception as error:  # noqa: BLE001 - e.g. never called yet, or its arguments no longer bind
             return f"cannot predict: {error}", PREDICTION_NONE
         return format_prediction(prediction, os.path.dirname(self.session.path))
 

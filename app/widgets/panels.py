@@ -31,7 +31,7 @@ def _location(filename: str, line) -> str:
 
 
 class _PaddedDelegate(QStyledItemDelegate):
-    def sizeHint(self, option, index):
+    def sizeHint(self, option, index):  # noqa: N802 - Qt override
         hint = super().sizeHint(option, index)
         return QSize(hint.width(), hint.height() + ROW_PADDING)
 
@@ -177,11 +177,6 @@ class CallStackPanel(TreePanel):
         self.model.set_items(items)
         self._fit_columns()
 
-    def set_current_depth(self, depth: int) -> None:
-        for item in self.model.items():
-            if item.payload == depth:
-                self.view.setCurrentIndex(self.model.index_of(item))
-
     def _item_clicked(self, item: RowItem) -> None:
         self.sig_frame_selected.emit(int(item.payload))
 
@@ -295,7 +290,11 @@ class CachePanel(TreePanel):
                 detail, error = _join(detail, f"graph break: {entry.graph_break.reason.replace(base, '')}"), True
             if entry.eager_reason:
                 detail, error = _join(detail, f"eager: {entry.eager_reason}"), True
-            row = node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
+            hits = str(entry.hits)
+            if not entry.hits_counted:  # torch runs the code as it is now, without asking Standin
+                hits += "+"
+                detail = _join(detail, "skipped from now on: later calls run as they are and are not counted")
+            row = node.add(RowItem((f"[{entry.compile_id}]", hits, str(len(entry.guards)),
                                     str(len(entry.graphs)), detail.splitlines()[0] if detail else ""),
                                    payload=(name, entry.compile_id), error=error,
                                    tooltip=(detail + "\n" if detail else "") + "double-click: open its trace"))

@@ -163,7 +163,7 @@ def chain(*muts: Mutation) -> Mutation:
 _gen = torch.Generator().manual_seed(1234)
 
 
-def T(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def T(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:  # noqa: N802 - as every case writes it
     """Deterministic random tensor."""
     t = torch.randn(*shape, generator=_gen)
     return t.to(dtype)

@@ -21,7 +21,8 @@ engines that build the same graph and install the same guards:
   (``len(d) == 2``, ``not d`` when empty), ``KeyError on d['a']``, ``list(dict.keys(d))[0] ==
   'a'`` and ``not ___dict_contains('c', d)``, where our one DICT_KEYS_MATCH lists the keys; an
   empty list is ``not LOG`` there, ``len(LOG) == 0`` here; ``not hasattr(o, 'a')`` is our
-  ``not ___dict_contains('a', o.__dict__)``; a ParameterList's ``_size`` our key list of its
+  ``not ___dict_contains('a', o.__dict__)`` or the same of a class dict on o's MRO (for 'a' or
+  for '__getattr__'); a ParameterList's ``_size`` our key list of its
   ``_parameters``; a NaN float ``__math_isnan(s)``, our ``s == nan``; a slice's ``s.stop == 2``
   our ``s == slice(0, 2, None)``; a value object (an enum member, a NumPy dtype) Dynamo guards
   by identity (``___check_obj_id``), we may by equality; an identity or type-identity check is
@@ -166,6 +167,8 @@ def _normalise(text: str) -> str:
     text = re.sub(r"\bL\['([A-Za-z_]\w*)'\]", r"\1", text)  # ours names locals L['x']; Dynamo bare
     text = re.sub(r"\bdict\((.+?)\.__dict__\)\['(\w+)'\]", r"\1.\2", text)  # a class attribute read
     text = text.replace("___from_numpy(", "___as_tensor(")  # an ndarray argument seen as a tensor
+    text = re.sub(r"\bG\['__builtins_dict___\d+'\]", "G['__builtins_dict___0']", text)  # Dynamo counts per process
+    text = re.sub(r"\.? Guard failed on a parameter, consider .*$", "", text)  # Dynamo's hint after a parameter's
     while True:  # X.__class__ is type(X)
         new = re.sub(r"((?:[GL]\['[^']+'\]|\b[A-Za-z_]\w*)(?:\.\w+|\[[^\]]*\])*)\.__class__", r"type(\1)", text)
         if new == text:
@@ -255,6 +258,10 @@ def states(dynamo: str, ours: str) -> bool:
             return True
     if m := re.fullmatch(r"not hasattr\((?P<s>.+), (?P<k>'\w+')\)", claim):  # we read the instance's __dict__
         if ours.startswith(f"not ___dict_contains({m['k']}, {m['s']}.__dict__)"):
+            return True
+        # ... and the class dicts along its MRO, for the name and for a __getattr__ that would answer it
+        mro = rf"(?:type\({re.escape(m['s'])}\)|{re.escape(m['s'])})\.__mro__\[\d+\]\.__dict__"
+        if re.match(rf"not ___dict_contains\((?:{re.escape(m['k'])}|'__getattr__'), {mro}\)", ours):
             return True
     if m := re.fullmatch(r"(?P<s>.+)\._size == (?P<n>\d+)", claim):  # a ParameterList / ModuleList's length
         for part in ("_parameters", "_modules"):

@@ -196,6 +196,14 @@ TRK = Tracked()
 TRK.val = 1.0
 
 
+class Plain:
+    """Gains attributes and special methods between calls."""
+
+
+PLAIN = Plain()
+ORD = collections.OrderedDict(a=1.0, b=2.0)
+
+
 class AppError(Exception):
     def __init__(self, code):
         super().__init__(f"code {code}")
@@ -239,6 +247,11 @@ MUTATIONS = {
     "no_grad_mode": "torch.set_grad_enabled(False)",
     "default_dtype": "torch.set_default_dtype(torch.float64)",
     "counter": "COUNTER()",
+    "ord_move": "ORD.move_to_end('a')",
+    "plain_attr": "Plain.zz = 4.0",
+    "plain_getattr": "Plain.__getattr__ = lambda self, name: 0.25",
+    "plain_format": "Plain.__format__ = lambda self, spec: 'formatted'",
+    "plain_str": "Plain.__str__ = lambda self: 'plain!'",
     "restore": "for name, value in ORIGINAL.items():\n    setattr(Base, name, value)\n"
                "Child.apply = CHILD_APPLY\nOBJ.__dict__.pop('k', None)\n"
                "for name, value in NET_ORIGINAL.items():\n    setattr(Net, name, value)\n"
@@ -248,7 +261,9 @@ MUTATIONS = {
                "ARR[:] = np.array([1.0, 2.0, 3.0])\n"
                "global helper, rec\nhelper = HELPER\nhelper.__defaults__ = (1.0,)\nrec = REC\n"
                "OBJ.__class__ = Child\nNET.train()\ntorch.set_grad_enabled(True)\n"
-               "torch.set_default_dtype(torch.float32)",
+               "torch.set_default_dtype(torch.float32)\nORD.move_to_end('b')\n"
+               "for name in ('zz', '__getattr__', '__format__', '__str__'):\n"
+               "    if name in vars(Plain):\n        delattr(Plain, name)",
 }
 
 
@@ -568,8 +583,8 @@ class _Gen:
         """Mutations of the arguments themselves (eager leaves them changed; so must Standin)."""
         line = self.rng.choice([f"{self.t()}.add_(1)", "x.mul_(2)", f"x[0] = float({self.i()})", "x += 1",
                                 "x.clamp_(min=0)", "x.view(-1)[0].zero_()", "lst.sort()", "lst.reverse()",
-                                "d.clear()", "d.update(TABLE)", f"torch.add(x, 1, out=x)",
-                                "x.copy_(x * 2)", f"lst[:] = [v + 1 for v in lst]", "d['a'] = d.get('a', 0) + 1"])
+                                "d.clear()", "d.update(TABLE)", "torch.add(x, 1, out=x)",
+                                "x.copy_(x * 2)", "lst[:] = [v + 1 for v in lst]", "d['a'] = d.get('a', 0) + 1"])
         return self.block([line])
 
     def globals_fns(self):
@@ -641,6 +656,16 @@ class _Gen:
                                 f"{self.t()} + len(list(enumerate(gen(1, n))))"])
         return self.block([f"{t} = {expr}"], [(t, "tensor")])
 
+    def missing_attrs(self):
+        """Attributes a class lacks (and may gain), an OrderedDict's order (which may change)."""
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"{self.t()} * getattr(PLAIN, 'zz', 1.0)", f"{self.t()} + hasattr(PLAIN, 'zz')",
+                                f"{self.t()} + hasattr(Plain, 'zz')", f"{self.t()} + f'{{PLAIN}}'.startswith('<')",
+                                f"{self.t()} + str(PLAIN).startswith('<')", f"{self.t()} + (list(ORD)[0] == 'a')",
+                                f"{self.t()} * next(iter(ORD.values()))", f"{self.t()} + len(ORD)",
+                                f"{self.t()} * getattr(PLAIN, 'other', 2.0)"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
     FAMILIES = (("arith", 6), ("ints", 3), ("dicts", 5), ("dict_mutation", 2), ("lists", 4), ("list_mutation", 2),
                 ("objects", 5), ("object_store", 1), ("globals_", 2), ("breaks", 3), ("with_block", 2),
                 ("try_block", 2), ("control", 3), ("functions", 3), ("closure", 1), ("deep_recursion", 0.15),
@@ -648,7 +673,7 @@ class _Gen:
                 ("across_breaks", 2), ("getattr_objects", 2), ("dataclasses_", 2), ("partials", 2),
                 ("numpy_", 2), ("sets", 2), ("in_place_args", 2), ("globals_fns", 2), ("global_state", 2),
                 ("shapes", 2), ("aliasing", 1), ("app_errors", 1), ("comprehensions", 2),
-                ("generators_more", 1))
+                ("generators_more", 1), ("missing_attrs", 2))
 
     def body(self, size: int) -> tuple[Block, ...]:
         names, weights = zip(*self.FAMILIES)

@@ -42,14 +42,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
 
-import numpy as np
-import torch
-from fuzz_programs import Program, generate
+import numpy as np  # noqa: E402 - after the sys.path lines above
+import torch  # noqa: E402
+from fuzz_programs import Program, generate  # noqa: E402
 
-import tracer
+import tracer  # noqa: E402
 
 STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ", "NET", "HALVE", "PT", "DYN", "TAGS", "ADD2", "ARR",
-               "TRK", "helper", "rec")
+               "TRK", "helper", "rec", "ORD", "PLAIN")
+CLASS_NAMES = ("Base", "Child", "Net", "Dyn", "Point", "Tracked", "Plain")
 THREADS = 4  # calling the compiled function at once, after the plan
 PROGRAM_TIMEOUT_S = 600  # wall time: a loaded machine is slow, a hang is forever
 
@@ -108,7 +109,7 @@ def freeze(value, depth: int = 0):
 
 def _classes_state(module) -> dict:
     return {cls.__name__: freeze({k: v for k, v in vars(cls).items() if not k.startswith("__")})
-            for cls in (getattr(module, name, None) for name in ("Base", "Child", "Net", "Dyn", "Point", "Tracked")) if cls is not None}
+            for cls in (getattr(module, name, None) for name in CLASS_NAMES) if cls is not None}
 
 
 def run_calls(module, call_fn) -> list[dict]:

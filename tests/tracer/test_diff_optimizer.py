@@ -18,6 +18,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch._dynamo
+from differential import T, call, case, parametrize
 
 import tracer
 from tracer.explain import op_name
@@ -156,3 +157,60 @@ def test_a_parameter_without_a_gradient_is_left_out_and_guarded():
         if round_ == 0:  # the first step without it; later ones with it
             model[2].bias.grad = None
     _same_as_eager(3, drop_one_grad)
+
+
+def test_an_error_of_init_group_is_raised_as_eager_raises_it():
+    """Adam refuses sparse gradients inside `_init_group`: run for real at trace time, its error must
+    reach the caller as eager's does, not be taken for a tracer failure."""
+    embedding = torch.nn.Embedding(10, 3, sparse=True)
+    opt = torch.optim.Adam(embedding.parameters(), lr=0.01)
+    embedding(torch.tensor([1, 2])).sum().backward()
+
+    def step():
+        opt.step()
+
+    tracer.reset()
+    with pytest.raises(RuntimeError, match="does not support sparse gradients"):
+        tracer.compile(step)()
+
+
+# ---- what training loops call beside the optimizer -----------------------------------------------
+
+def test_clip_grad_norm_traces_as_dynamo():
+    """clip_grad_norm_ groups the gradients by device and dtype (torch._C's grouping, answered from
+    the fake tensors) and unpacks each `(device, dtype)` key, then one foreach norm and mul."""
+    results = {}
+    for who in ("eager", "standin", "dynamo"):
+        model, recorder = _model(), Recorder()
+        model(torch.randn(5, 4)).sum().backward()
+
+        def clip(params):
+            return torch.nn.utils.clip_grad_norm_(params, 0.1)
+
+        fn = clip
+        if who == "standin":
+            tracer.reset()
+            fn = tracer.compile(clip, backend=recorder)
+        elif who == "dynamo":
+            torch._dynamo.reset()
+            fn = torch.compile(clip, backend=recorder, dynamic=False)
+        results[who] = ([fn(tuple(model.parameters())), *(p.grad.clone() for p in model.parameters())], [_ops(g) for g in recorder.graphs])
+    for mine, expected in zip(results["standin"][0], results["eager"][0], strict=True):
+        torch.testing.assert_close(mine, expected)
+    assert results["standin"][1] == results["dynamo"][1]
+    assert len(results["standin"][1]) == 1
+
+
+TUPLE_KEYS: list = []
+
+
+@case(TUPLE_KEYS, call(T(3)))
+def dict_with_tuple_keys_unpacked_in_a_loop(x):
+    table = {(torch.float32, 2): x, (torch.float64, 3): x.double()}
+    total = 0
+    for (dtype, scale), value in table.items():
+        total = total + (value * scale).to(dtype).sum()
+    return total
+
+
+test_tuple_keys = parametrize(TUPLE_KEYS)

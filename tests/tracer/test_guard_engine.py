@@ -7,7 +7,9 @@ from hypothesis import given, settings, strategies as st
 
 import tracer
 from tracer.guards import StateEditor, report_json, report_text, source_tree
-from tracer.guards.kinds import KINDS
+from tracer.guards.compiled import GuardSet
+from tracer.guards.kinds import KINDS, Guard
+from tracer.source import LocalSource
 
 
 class Config:
@@ -129,6 +131,58 @@ def test_guards_torch_cannot_hold_are_checked_by_the_python_check(monkeypatch):
     CFG.scale = 5
     opt(x, xs)
     assert len(opt.cache_entries) == 2 and "G['CFG'].scale == 2, got 5" in opt.compile_events[-1].reason
+
+
+def test_a_guard_set_checks_the_globals_it_is_given():
+    """The native tree holds the compile-time globals: a check over another namespace (the same
+    code under other globals) must read that one."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards, f_locals = opt.cache_entries[0].guards, {"x": x, "xs": xs}
+    other = dict(globals(), CFG=Config())
+    other["CFG"].scale = 5
+    assert guards.check(f_locals, globals()) and not guards.check(f_locals, other)
+    assert guards.first_failure(f_locals, other).startswith("G['CFG'].scale == 2, got 5")
+
+
+def test_a_global_that_is_gone_is_named_with_the_error():
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    gone = {k: v for k, v in globals().items() if k != "CFG"}
+    assert opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone) == \
+        "G['CFG']: cannot be read (KeyError: 'CFG')"
+
+
+def test_a_guard_set_without_guards_holds_for_any_frame():
+    guards = GuardSet([])
+    assert guards.check({}, {}) and guards.python_check({"x": 1}, {}) and guards.first_failure({}, {}) is None
+
+
+def test_a_guard_whose_check_raises_fails_and_is_named():
+    """A check that raises on the value it reads (a tuple iterator's length of an int) does not
+    hold: both the check and the failure's text say so."""
+    guards = GuardSet([Guard(LocalSource("it"), "TUPLE_ITERATOR_LEN", 2)])
+    assert guards.check({"it": iter((1, 2))}, {}) and guards.first_failure({"it": iter((1, 2))}, {}) is None
+    assert not guards.check({"it": 5}, {})
+    assert guards.first_failure({"it": 5}, {}) == "___tuple_iterator_len(L['it']) == 2, got 5"
+
+
+def test_a_failure_only_torchs_tree_sees_is_named_from_it():
+    """An inference-mode tensor matches every Python premise (type, dtype, device, sizes, strides)
+    but not the dispatch keys torch's tensor check compares: the reason comes from the native tree."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    guards = opt.cache_entries[0].guards
+    with torch.inference_mode():
+        f_locals = {"x": torch.ones(3), "xs": xs}
+    assert guards.python_check(f_locals, globals()) and not guards.check(f_locals, globals())
+    reason = guards.first_failure(f_locals, globals())
+    assert reason.startswith("tensor 'check_tensor(L['x'], Tensor, torch.float32") and "dispatch key set mismatch" in reason
+    assert reason.endswith("failed in torch's native check (which also compares a tensor's dispatch keys and "
+                           "more global state)")
 
 
 def test_grad_mode_change_is_named():

@@ -193,7 +193,7 @@ class Session:
         except ScriptStopped as error:
             self.error = self._stopped_message()
             self.error_at = _script_error(error, self.path)
-        except BaseException as error:  # the user's script failed: keep what ran
+        except BaseException as error:  # noqa: BLE001 - the user's script failed: keep what ran
             self.error = f"{type(error).__name__}: {error}"
             self.error_at = _script_error(error, self.path)
         finally:
@@ -236,8 +236,7 @@ class Session:
         for frame in function.all_frames():
             for entry in frame.cache_entries:
                 for guard in entry.guards:
-                    root = guard.source.root() if guard.source is not None else None
-                    if root is not None and type(root).__name__ == "GlobalSource":
+                    if guard.source is not None and guard.source.is_global():
                         name = guard.source_name
                         if name not in names:
                             names.append(name)
@@ -267,7 +266,7 @@ class Session:
         try:
             with contextlib.redirect_stdout(buffer), numbered_by(self.frame_numbers):
                 outcome.result = function(*args, **kwargs)
-        except Exception as error:  # the user's code raised: report it, keep the session
+        except Exception as error:  # noqa: BLE001 - the user's code raised: report it, keep the session
             outcome.error = f"{type(error).__name__}: {error}"
         outcome.stdout = buffer.getvalue()
         for frame in function.all_frames():

@@ -49,7 +49,8 @@ class Snapshot:
     frames: tuple  # FrameViews, root first; the last is where execution is
     guard_count: int  # how many of the timeline's guards were installed before this step
     node_count: int  # how many graph nodes existed before this step
-    event: str | None = None  # an event that happened just before this step (graph break, ...)
+    event: str | None = None  # the events that happened just before this step, one per line, as shown
+    event_kinds: tuple[str, ...] = ()  # their kinds, in the same order ("graph_break", "exception")
 
     @property
     def frame(self) -> FrameView:

@@ -200,7 +200,8 @@ def _shapes(shapes: dict) -> str:
 
 
 def _entry(frame: dict, entry: dict) -> str:
-    badges = [f'<span class="badge info">{entry["hits"]} hit{"s" if entry["hits"] != 1 else ""}</span>']
+    badges = [f'<span class="badge info">{entry["hits"]} hit{"s" if entry["hits"] != 1 else ""}'
+              f'{"" if entry.get("hits_counted", True) else ", then skipped: later calls not counted"}</span>']
     if entry["eager_reason"]:
         badges.append('<span class="badge bad">runs eagerly</span>')
     if entry["graph_break"]:

@@ -34,7 +34,7 @@ class GuardSet:
         from .native import NativeGuards
         try:
             self.native = NativeGuards(self.guards, code, f_locals, f_globals)
-        except Exception:  # a guard torch's tree cannot take: the generated Python check answers
+        except Exception:  # noqa: BLE001 - a guard torch's tree cannot take: the generated Python check answers
             self.native = None
         return self.native
 
@@ -73,11 +73,11 @@ def failure_text(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
         return shape_failure(guard, f_locals, f_globals)
     try:
         value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
-    except Exception as error:  # the path itself is gone: that is the failure
+    except Exception as error:  # noqa: BLE001 - the path itself is gone: that is the failure
         return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
     try:
         ok = check_one(guard, value)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
         ok = False
     if ok:
         return None
@@ -92,13 +92,13 @@ def shape_failure(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
     try:
         if check.holds(f_locals, f_globals):
             return None
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - an expression that raises fails, and says why
         return f"{check.text}, cannot be evaluated ({type(error).__name__}: {error})"
     values = []
     for term in check.terms:
         try:
             values.append(f"{term} = {_fetch(term, f_locals, f_globals)}")
-        except Exception:
+        except Exception:  # noqa: BLE001 - a term that cannot be read is named as such
             values.append(f"{term} cannot be read")
     return f"{check.text}, got {', '.join(values) or 'False'}"
 

@@ -24,7 +24,7 @@ from torch._C._dynamo.guards import (
     install_object_aliasing_guard,
 )
 
-from ..source import Source
+from ..source import SOURCE_NAMESPACE, Source
 
 
 @dataclass(frozen=True)
@@ -402,7 +402,6 @@ def leaf_function(guard: Guard) -> Callable[[Any], bool]:
         consts[name] = v
         return name
 
-    from ..source import SOURCE_NAMESPACE
     test = leaf_test(guard, "value", const)
     namespace = {"__builtins__": {"type": type, "len": len, "tuple": tuple, "bool": bool, "set": set, "map": map,
                                  "id": id}, **SOURCE_NAMESPACE, **consts}

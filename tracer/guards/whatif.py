@@ -9,6 +9,7 @@ or, for each entry, the first guard that would fail and force a recompile.
 editor tries a value, asks for a prediction, and rolls back.
 """
 from __future__ import annotations
+import ast
 
 import inspect
 from dataclasses import dataclass, field
@@ -125,7 +126,6 @@ class StateEditor:
         self.undo_all()
 
     def _resolve(self, path: str):
-        import ast
         node = ast.parse(path, mode="eval").body
         if isinstance(node, ast.Name):
             g, name = self.globals, node.id

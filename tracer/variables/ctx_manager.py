@@ -17,8 +17,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import threading
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -102,6 +103,28 @@ def _record(tx, fn, args: tuple) -> torch.fx.Node:
     return node
 
 
+@dataclass(frozen=True)
+class ResumedSwitch:
+    """An autocast or inference-mode block entered again after a graph break: by the break's code
+    around the instruction it runs, and by a resume function where the block's body goes on.
+
+    It is a constant of the generated code, so what one entry returns for its exit (a mode
+    handle) waits on a stack of this thread's open entries: with-blocks leave in the order
+    opposite to the one they entered in.
+    """
+
+    kind: type  # the StateSwitchVariable subclass the resumed trace sees
+    values: tuple
+    _open: threading.local = field(default_factory=threading.local, compare=False, hash=False, repr=False)
+
+    def __enter__(self):
+        handles = self._open.__dict__.setdefault("handles", [])
+        handles.append(self.kind.ENTER(*self.values))
+
+    def __exit__(self, *exc_info):
+        self.kind.EXIT(self._open.handles.pop())
+
+
 @dataclass(frozen=True, eq=False)
 class StateSwitchVariable(VariableTracker):
     """A with-block that records an enter node and an exit node taking it (autocast, inference mode).
@@ -128,6 +151,14 @@ class StateSwitchVariable(VariableTracker):
         hooks.pop()()
         _record(tx, self.EXIT, (self.node,))
         return NONE
+
+    def leave_at_break(self, tx) -> None:
+        """The exit node for a graph that ends inside the block (the trace-time switch is undone
+        by `output.cleanup_hooks` once the trace stops)."""
+        _record(tx, self.EXIT, (self.node,))
+
+    def resumed(self) -> ResumedSwitch:
+        return ResumedSwitch(type(self), self.values)
 
 
 @dataclass(frozen=True, eq=False)

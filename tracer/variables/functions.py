@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import torch
 
 from .. import trace_rules
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -96,7 +96,6 @@ def _fold_on_constants(fn_var, args, kwargs):
         value = fn_var.fn(*[a.as_python_constant() for a in args],
                           **{k: v.as_python_constant() for k, v in kwargs.items()})
     except Exception as error:
-        from ..exc import observed
         raise observed(error, f"{fn_var.short_repr()}() raised {type(error).__name__}: {error}") from error
     if isinstance(value, torch.Tensor):
         raise Unsupported(f"{fn_var.short_repr()}() made a tensor at trace time")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -198,7 +198,6 @@ def construct_module(tx, cls_var, args, kwargs):
             module = cls(*[a.as_python_constant() for a in args],
                          **{k: v.as_python_constant() for k, v in kwargs.items()})
         except Exception as error:
-            from ..exc import observed
             raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error}") from error
     if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
         raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace (it has parameters "

@@ -102,11 +102,18 @@ class InitGroupVariable(VariableTracker):
 
     def call_function(self, tx, args, kwargs):
         opt = self.optimizer
+        name = f"{type(opt.value).__qualname__}._init_group"
+        pending = tx.output.side_effects.attrs
+        if any(pending.get(id(p)) for group in opt.value.param_groups for p in group["params"]):
+            raise Unsupported(f"{name} after the trace set an attribute of a parameter (it runs on the real ones)")
         real_args = [self._real(tx, arg) for arg in args]
-        real_kwargs = {name: self._real(tx, arg) for name, arg in kwargs.items()}
-        result = opt.value._init_group(*real_args, **real_kwargs)
+        real_kwargs = {key: self._real(tx, arg) for key, arg in kwargs.items()}
+        try:
+            result = opt.value._init_group(*real_args, **real_kwargs)
+        except Exception as error:  # sparse gradients, ...: the frame runs eagerly and raises it there
+            raise Unsupported(f"{name} raised {type(error).__name__}: {error}") from error
         if not all(is_constant_value(part) for part in (result if type(result) is tuple else (result,))):
-            raise Unsupported(f"{type(opt.value).__qualname__}._init_group returned {type(result).__name__}")
+            raise Unsupported(f"{name} returned {type(result).__name__}")
         opt.guard_state_layout(tx)
         sources = opt.tensor_sources()
         for arg, real in zip([*args, *kwargs.values()], [*real_args, *real_kwargs.values()]):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -97,7 +97,6 @@ class TensorVariable(VariableTracker):
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
         if not hasattr(torch.Tensor, name):  # hasattr(x, "jax") and getattr defaults are told so
-            from ..exc import observed
             raise observed(AttributeError(f"'Tensor' object has no attribute {name!r}"),
                            f"Tensor object has no attribute {name!r}")
         raise Unsupported(f"tensor attribute .{name}")
