@@ -22,7 +22,6 @@ from torch._C._dynamo.eval_frame import set_eval_frame
 from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
-from .shapes.graph import reads_float_input
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
@@ -183,8 +182,8 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
-        elif isinstance(var, SymNodeVariable) and var.source is not None and reads_float_input(var.node):
-            var.source.reconstruct(self)  # a float argument kept as it came: itself again, as in Dynamo
+        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.source is not None:
+            var.source.reconstruct(self)  # a float input kept as it came: itself again, as in Dynamo
         elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
             self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
             self.emit("LOAD_METHOD", "item")

@@ -136,6 +136,11 @@ def float_in_math_and_factories(x, s):
     return y.clamp(min=s), x.new_full((2,), s), x * (1 - s) / (s + 1), x[:int(s * 4)]
 
 
+@case(CASES, *[call(T(4), s) for s in (1.5, 2.5, 3.25)], compiles="CC.", dynamic=None, same_placeholders=True)
+def float_floor_ceil_and_int_ops(x, s):
+    return x * math.floor(s), x + math.ceil(s), x[: int(s)], s // 1, s % 1.0
+
+
 SCALE = 0.5
 
 
@@ -375,5 +380,18 @@ def sizes_only_before_a_break(x):
     n = x.shape[0]
     print("n", n)
     return x + n
+
+@break_case(BREAK_CASES, call(T(3, 2), 0.5), call(T(3, 2), 0.75), call(T(3, 2), 0.25), compiles="CC.",
+            dynamic=None)
+def float_live_across_a_break(x, s):
+    y = x * s
+    print("between", s)  # the float is staged for the resume function: itself, reloaded
+    return y + s
+
+
+@break_case(BREAK_CASES, call(T(4), 1.5), call(T(4), 2.5), call(T(4), 3.25), compiles="CC.", dynamic=None)
+def float_on_the_stack_at_a_break(x, s):
+    return x * abs(s), print("s", s)
+
 
 test_dynamic_breaks = parametrize_breaks(BREAK_CASES)

@@ -56,7 +56,8 @@ class GuardSet:
         for guard in self.guards:
             failure = failure_text(guard, f_locals, f_globals)
             if failure is not None:
-                where = f"  # {guard.installed_at}" if guard.installed_at else ""
+                unreadable = failure.startswith(f"{guard.source_name}: cannot be read")  # the path, not the check
+                where = f"  # {guard.installed_at}" if guard.installed_at and not unreadable else ""
                 return f"{failure}{where}"
         native = self.native
         parts = native.failing_parts(f_locals) if native is not None and f_globals is native.f_globals else []

@@ -9,6 +9,7 @@ A SizeVariable is the `torch.Size` of such a tensor: a tuple of constants and Sy
 """
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass, field
 
@@ -119,17 +120,19 @@ def sym_builtin(tx, fn, args: list[VariableTracker]) -> VariableTracker | None:
         return tx.output.call(tx, "call_function", operator.abs, (args[0],), {})
     if fn in _MATH_ON_SYMBOLS and len(args) == 1:  # math.sqrt(s): torch._sym_sqrt, as Dynamo records it
         return tx.output.call(tx, "call_function", _MATH_ON_SYMBOLS[fn], (args[0],), {})
+    if fn in _ROUNDING and len(args) == 1:  # math.floor(s): a symbolic int, recorded as it is
+        return tx.output.call(tx, "call_function", fn, (args[0],), {})
     return None
 
 
 def _math_on_symbols() -> dict:
     """The math functions torch's symbolic nodes implement (`math.sqrt` -> `torch._sym_sqrt`)."""
-    import math
     return {getattr(math, name): getattr(torch, f"_sym_{name}") for name in dir(math)
             if hasattr(torch, f"_sym_{name}")}
 
 
 _MATH_ON_SYMBOLS = _math_on_symbols()
+_ROUNDING = frozenset({math.floor, math.ceil, math.trunc})  # torch's symbolic numbers implement these
 
 
 @dataclass(frozen=True, eq=False)
