@@ -151,9 +151,8 @@ def test_a_global_that_is_gone_is_named_with_the_error():
     x, xs = torch.ones(3), [1, 2]
     opt(x, xs)
     gone = {k: v for k, v in globals().items() if k != "CFG"}
-    failure, where = opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone).split("  # ")
-    assert failure == "G['CFG']: cannot be read (KeyError: 'CFG')"
-    assert where.endswith("in reads_everything: y = x * CFG.scale + OBJ.offset + len(xs)")  # the line that read it
+    assert opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone) == \
+        "G['CFG']: cannot be read (KeyError: 'CFG')"
 
 
 def test_a_guard_set_without_guards_holds_for_any_frame():
