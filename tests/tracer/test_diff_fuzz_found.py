@@ -65,6 +65,15 @@ def hasattr_of_a_class_that_gains_the_method(x):
     return x + hasattr(Scaled, "__rmul__")
 
 
+# seed 300174: a float from a dict argument changes, so the recompile makes it symbolic (dynamic=None); the
+# frame returns it as it came: it was staged as a graph output the emitted code never collected
+@case(CASES, call(T(3), {"a": 1.0, "b": 2.0}), call(T(3), {"b": 2.0, "a": 0.5}), call(T(3), {"b": 2.0, "a": 0.7}),
+      compiles="CC.", dynamic=None)
+def a_symbolic_float_returned_as_it_came(x, d):
+    y = x * d["b"]
+    return d["a"], {**d, "z": 1.0}, y
+
+
 test_fuzz_found = parametrize(CASES)
 
 
