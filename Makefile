@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.standin-installed
 
-.PHONY: run test bench fuzz dist browser qt screen clean
+.PHONY: run test lint bench fuzz dist browser qt screen clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,7 +38,12 @@ screen: qt
 	  echo "installing Xvfb, xdotool and openbox for the real-screen test"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(SCREEN_DEBS); }
 
-test: $(STAMP) browser screen
+# The house rules a machine can check (pyproject.toml): ruff and the import-linter contracts, then the suite.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+
+test: $(STAMP) lint browser screen
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -188,8 +188,9 @@ class DebugController(QObject):
         self.select_timeline(matches[-1])
 
     # ---- calling again (the guard editor) --------------------------------------------------------
-    def call_again(self, function, wait: bool = False) -> None:
-        """Call a compiled function with its last arguments in a worker; sig_call_finished answers."""
+    def call_again(self, function, shapes=None, wait: bool = False) -> None:
+        """Call a compiled function with its last arguments (tensors of new `shapes`, {"x": (6, 2)}, if
+        given) in a worker; sig_call_finished answers."""
         session = self.session
         if session is None or self._call is not None:
             self.sig_call_finished.emit("a call is already running" if self._call else "no session")
@@ -198,10 +199,10 @@ class DebugController(QObject):
 
         def run():
             try:
-                result["outcome"] = session.call_again(function)
+                result["outcome"] = session.call_again(function, shapes)
             except UserError as error:
                 result["outcome"] = str(error)
-            except Exception as error:  # a bug of ours must not take the window down: say it
+            except Exception as error:  # noqa: BLE001 - a bug of ours must not take the window down: say it
                 result["outcome"] = f"{type(error).__name__}: {error}"
 
         thread = threading.Thread(target=run, name="standin: call again", daemon=True)
@@ -295,7 +296,7 @@ class DebugController(QObject):
             return
         guards = self.timeline.guards
         index = next((i for i, g in enumerate(guards) if g is guard), None)
-        if index is None:
+        if index is None or getattr(guard, "kind", None) == "SHAPE_ENV":  # made at the end: go to its cause
             at = guard.installed_at
             if at is not None:
                 self.goto_instruction(at.function, at.line, at.offset)

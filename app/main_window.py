@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
                                QScrollArea, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QToolBar,
                                QVBoxLayout, QWidget)
 
+from tracer.debug import TraceEnd
+
 from .compare_dock import CompareDock
 from .controller import DebugController
 from .paths import DEFAULT_SCRIPT
@@ -498,7 +500,7 @@ class MainWindow(QMainWindow):
         self.trace_combo.blockSignals(True)
         self.trace_combo.clear()
         for timeline in session.timelines:
-            attempt = " (first attempt)" if timeline.attempt == 1 and "restart" in timeline.outcome else ""
+            attempt = " (first attempt)" if timeline.ending is TraceEnd.RESTARTING else ""
             self.trace_combo.addItem(f"{timeline.frame} [{timeline.compile_id}]{attempt} — "
                                      f"{len(timeline)} steps — {timeline.outcome[:60]}")
         self.trace_combo.blockSignals(False)

@@ -1,6 +1,6 @@
 """Standin's tracer side by side with torch.compile (TorchDynamo), both with a no-op backend.
 
-    .venv/bin/python -m bench [--quick] [--repeat N] [--markdown] [--json PATH]
+    .venv/bin/python -m bench [--quick] [--repeat N] [--markdown] [--models | --no-models] [--json PATH]
 
 For each workload, tracer and Dynamo run interleaved in one process (the order
 alternates per repetition, both caches are reset before every compile) and the
@@ -11,6 +11,10 @@ medians over repetitions are reported, with the ratio tracer/Dynamo:
   guards    one check of the first cache entry's guards           (us)
   import    `import tracer` vs `import torch._dynamo`, after `import torch`,
             each in a fresh interpreter                           (ms)
+
+The workloads above run with dynamic=False on both sides; `dynamic_batch` (bench/dynamic.py)
+runs with dynamic=None: an MLP over batch sizes 4, 8, 16, 5 (a static compile, one dynamic
+recompile, hits), its compile time, a warm call at a new batch size and its guard check.
 
 plus the debugger's recording overhead on our first-call compile, when
 `tracer.debug` has a recorder.
@@ -31,6 +35,7 @@ from torch.utils._pytree import tree_leaves
 import tracer
 from tracer import frame_hook
 
+from .dynamic import dynamic_samples
 from .timing import calls_for, clock, loop_ns, machine_info, median, once_ns, quiet
 from .workloads import DEPTHS, QUICK, WORKLOADS, make_deep
 
@@ -44,8 +49,9 @@ def noop(gm, example_inputs):
 
 
 def compile_with(kind, fn):
+    """The static workloads: both compilers with dynamic=False (the dynamic one is in dynamic.py)."""
     if kind == "tracer":
-        return tracer.compile(fn, backend=noop)
+        return tracer.compile(fn, backend=noop, dynamic=False)
     return torch.compile(fn, backend=noop, dynamic=False)
 
 
@@ -67,7 +73,7 @@ def same(a, b) -> bool:
 
 def guard_check(kind, opt, fn, args):
     """(check, check_args): one guard check of the first cache entry, on this call's locals."""
-    f_locals = (opt if kind == "tracer" else tracer.compile(fn)).bind(args, {})
+    f_locals = (opt if kind == "tracer" else tracer.compile(fn, dynamic=False)).bind(args, {})
     if kind == "tracer":  # what the frame hook's lookup runs: the native tree, else the Python check
         guards = opt.cache_entries[0].guards
         if guards.native is not None:
@@ -152,7 +158,7 @@ def recording_overhead(workloads, repeat):
                 with quiet(w.quiet):
                     fn(*args)
                     eager = median([once_ns(fn, *args) for _ in range(3)])
-                    opt = tracer.compile(fn, backend=noop)
+                    opt = tracer.compile(fn, backend=noop, dynamic=False)
                     if recording:
                         attach(opt)
                     first = once_ns(opt, *args)
@@ -197,6 +203,10 @@ def run(args) -> dict:
                     samples[metric][kind].append(value)
         rows += [row(w.name, metric, s) for metric, s in samples.items()]
 
+    log("dynamic_batch: batch sizes 4, 8, 16, 5 under dynamic=None")
+    samples = dynamic_samples(1 if args.quick else max(3, repeat // 2), budget, KINDS, interleaved)
+    rows += [row("dynamic_batch", metric, s) for metric, s in samples.items()]
+
     if not args.quick:
         log(f"compile-time growth with depth {DEPTHS}")
         for depth in DEPTHS:
@@ -214,7 +224,7 @@ def run(args) -> dict:
     rows.append(row("import (after torch)", "import", samples))
 
     models = []
-    if args.models or not args.quick:
+    if (args.models or not args.quick) and not args.no_models:
         from . import models as model_table
         models = model_table.run(2 if args.quick else max(3, repeat // 2), log)
 
@@ -309,6 +319,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=None, help="repetitions per workload (default 7; 3 quick)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--models", action="store_true", help="the real-model table with --quick too")
+    parser.add_argument("--no-models", action="store_true", help="without the real-model table (the slowest part)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     results = run(args)

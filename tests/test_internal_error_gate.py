@@ -21,7 +21,7 @@ def broken(self, inst):
 
 @pytest.fixture
 def engine_bug(monkeypatch):
-    monkeypatch.setitem(symbolic_convert._DISPATCH, "BINARY_OP", broken)
+    monkeypatch.setitem(symbolic_convert.InstructionTranslator.dispatch, "BINARY_OP", broken)
 
 
 def test_unexpected(engine_bug):

@@ -10,19 +10,21 @@ can neither store nor pop one.
 `emit_break` writes the bytecode that runs after the graph: it rebuilds the stack and the
 live locals from the graph's outputs, replays the side effects, runs the instruction (in
 the grad mode of the with-blocks around it, restored if it raises) and returns what the
-resume function of the way it went on returns.
+resume function of the way it went on returns.  Inside with-blocks the graph has left them
+(as Dynamo's does), so the instruction runs with each block entered again around it and left
+after it, also when it raises.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import bytecode as bc
-import torch
 
 from .bytecode import JUMP_IF_OR_POP, JUMP_OPNAMES, POP_JUMPS, has_kwargs_mapping, stack_effect
 from .codegen import PyCodegen
 from .exc import Unsupported
 from .resume import results_of
+from .source import LocalSource
 from .variables.misc import NullVariable
 
 
@@ -91,7 +93,7 @@ class BreakCode:
     locals: dict  # the trace's locals
     resumes: list  # (resume function, stack depth, live locals) per continuation
     entered: frozenset  # slots holding a with-block's __exit__ the resume functions enter again
-    modes: list  # the GradModeVariables of those with-blocks, outermost first
+    contexts: tuple  # what enters those with-blocks again (ResumedGradMode, ResumedSwitch), outermost first
     kw_names: tuple  # the keyword names of a CALL
 
 
@@ -103,9 +105,9 @@ def emit_break(cg: PyCodegen, code: BreakCode) -> None:
         if n == 1:
             cg.instructions.append(jump_label)
         _call_resume(cg, code, *resume)
-    if code.modes:  # the instruction raised: leave the with-blocks' grad mode as their __exit__ would
+    if code.contexts:  # the instruction raised: leave the with-blocks as their __exit__ would
         cg.instructions.append(restore_label)
-        set_grad_mode(cg, code.modes[0].initial)
+        leave_contexts(cg, code.contexts)
         cg.emit("RERAISE", 0)
 
 
@@ -116,7 +118,11 @@ def _stage_frame(cg: PyCodegen, code: BreakCode) -> None:
             cg.reconstruct(value)
             cg.store(f"___slot{i}")
     for name in sorted({name for _, _, live in code.resumes for name in live}):
-        cg.reconstruct(code.locals[name])
+        value = code.locals[name]
+        if value.is_lazy() and value.source == LocalSource(name):
+            cg.load_local(name)  # as Dynamo: a local the trace never looked at is passed on unguarded
+        else:
+            cg.reconstruct(value)
         cg.store(f"___live_{name}")
     staged = cg.stage_side_effects()
     cells = cg.stage_cells(frame_cellvars=True)  # the resume function reads the frame's cells
@@ -127,8 +133,9 @@ def _stage_frame(cg: PyCodegen, code: BreakCode) -> None:
 def _run_instruction(cg: PyCodegen, code: BreakCode, jump_label, restore_label) -> None:
     """The consumed slots pushed again, and the instruction (a jump now goes to jump_label)."""
     site, inst = code.site, code.instruction
-    if code.modes:  # the instruction runs in the innermost with-block's grad mode
-        set_grad_mode(cg, code.modes[-1].target)
+    for context in code.contexts:  # the instruction runs inside the with-blocks
+        cg.call(type(context).__enter__, lambda context=context: cg.load_const(context), 1)
+        cg.emit("POP_TOP")
     for i in range(site.untouched, site.depth):
         if isinstance(code.stack[i], NullVariable):
             cg.emit("PUSH_NULL")
@@ -138,14 +145,14 @@ def _run_instruction(cg: PyCodegen, code: BreakCode, jump_label, restore_label) 
         if code.kw_names:
             cg.emit("KW_NAMES", tuple(code.kw_names))
         cg.emit("PRECALL", inst.arg)
-    if code.modes:  # if it raises, restore_label restores the grad mode from before the blocks
+    if code.contexts:  # if it raises, restore_label leaves the blocks
         protected = bc.TryBegin(restore_label, push_lasti=False, stack_depth=bc.UNSET)
         cg.instructions.append(protected)
     if len(site.continuations) == 2:  # the jump now goes forward, to the second resume call
         cg.instructions.append(bc.Instr(inst.name.replace("BACKWARD", "FORWARD"), jump_label))
     else:
         cg.instructions.append(inst.copy())
-    if code.modes:
+    if code.contexts:
         cg.instructions.append(bc.TryEnd(protected))
     if not site.continuations:
         cg.load_const(None)
@@ -156,8 +163,7 @@ def _call_resume(cg: PyCodegen, code: BreakCode, fn, depth: int, live: list) -> 
     """Return what the resume function returns, called with the stack after the instruction and the
     live locals (and, when it continues over this frame's cells, those cells first)."""
     site = code.site
-    if code.modes:  # the resume function re-enters the with-blocks from the mode before them
-        set_grad_mode(cg, code.modes[0].initial)
+    leave_contexts(cg, code.contexts)  # the resume function enters them again
     for i in reversed(range(site.untouched, depth)):
         cg.store(f"___after{i}")
 
@@ -183,6 +189,12 @@ def _call_resume(cg: PyCodegen, code: BreakCode, fn, depth: int, live: list) -> 
     cg.emit("RETURN_VALUE")
 
 
-def set_grad_mode(cg: PyCodegen, mode: bool) -> None:
-    cg.call(torch._C._set_grad_enabled, lambda: cg.load_const(mode), 1)
-    cg.emit("POP_TOP")
+def leave_contexts(cg: PyCodegen, contexts: tuple) -> None:
+    """Each context's __exit__(None, None, None), innermost first."""
+    for context in reversed(contexts):
+        def args(context=context):
+            cg.load_const(context)
+            for _ in range(3):
+                cg.load_const(None)
+        cg.call(type(context).__exit__, args, 4)
+        cg.emit("POP_TOP")

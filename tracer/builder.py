@@ -13,6 +13,7 @@ import collections
 import enum
 import functools
 import inspect
+import math
 import types
 
 import torch
@@ -37,6 +38,7 @@ from .variables.ctx_manager import (
     ContextFactoryVariable,
     GradModeVariable,
     ResumedGradMode,
+    ResumedSwitch,
     is_context_factory,
 )
 from .variables.dicts import ConstDictVariable
@@ -72,6 +74,7 @@ from .variables.numpy import (
     is_numpy_value,
 )
 from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
+from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
 from .variables.user_functions import UserFunctionVariable
@@ -108,6 +111,17 @@ def build_from_source(tx, value, source: Source):
 
 
 def _build_from_source(tx, value, source: Source):
+    """The tracker of a value a source names, with the guards that keep it true: one helper per family
+    of values, each answering None for a value not of its family."""
+    for build_family in (_build_value_or_sequence, _build_mapping_or_iterator, _build_module_or_wrapper):
+        tracker = build_family(tx, value, source)
+        if tracker is not None:
+            return tracker
+    return _build_callable_or_object(tx, value, source)
+
+
+def _build_value_or_sequence(tx, value, source: Source):
+    """Tensors, constants, lists, tuples, deques and named tuples."""
     guard = tx.output.install_guard
     if isinstance(value, torch.Tensor):
         if isinstance(value, torch.nn.Parameter) or type(value) is torch.Tensor:
@@ -125,6 +139,12 @@ def _build_from_source(tx, value, source: Source):
             guard(source, "TRUE_MATCH" if value else "FALSE_MATCH", value)
         elif isinstance(value, types.CodeType):
             guard(source, "ID_MATCH", value)
+        elif type(value) is int and tx.output.int_may_be_symbolic(source) \
+                and tx.output.shapes.number_is_dynamic(source, value):
+            return tx.output.add_symint_input(tx, source, value)  # automatic dynamic made it a symbol
+        elif type(value) is float and math.isfinite(value) and tx.output.float_may_be_symbolic(source) \
+                and tx.output.shapes.number_is_dynamic(source, value):
+            return tx.output.add_symfloat_input(tx, source, value)  # a float Dynamo would not specialise
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
@@ -148,6 +168,12 @@ def _build_from_source(tx, value, source: Source):
         guard(source, "TYPE_MATCH", type(value))
         items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
         return NamedTupleVariable(items, tuple_cls=type(value), source=source)
+    return None
+
+
+def _build_mapping_or_iterator(tx, value, source: Source):
+    """Dicts, class dicts, sets, ranges, slices and iterators."""
+    guard = tx.output.install_guard
     if type(value) is dict:
         guard(source, "TYPE_MATCH", dict)
         entries = {}
@@ -186,12 +212,19 @@ def _build_from_source(tx, value, source: Source):
         guard(source, "TUPLE_ITERATOR_LEN", len(remaining))
         items = tuple(build_lazy(tx, item, IterItemSource(source, i)) for i, item in enumerate(remaining))
         return tx.output.side_effects.track_container(value, ListIteratorVariable(items, source=source))
+    return None
+
+
+def _build_module_or_wrapper(tx, value, source: Source):
+    """Modules, partials, compiled or cached functions, slots, polyfills, grad-mode factories, NumPy."""
+    guard = tx.output.install_guard
     if isinstance(value, types.ModuleType):
         guard(source, "ID_MATCH", value)
         return PythonModuleVariable(value, source=source)
     if isinstance(value, torch.nn.Module):
         tx.output.note_source(value, source)
         guard(source, "TYPE_MATCH", type(value))
+        tx.output.module_sources.add(source.name())  # what is read through it keeps static shapes
         return NNModuleVariable(value, source=source)
     if isinstance(value, functools.partial):
         guard(source, "TYPE_MATCH", functools.partial)
@@ -241,6 +274,12 @@ def _build_from_source(tx, value, source: Source):
         guard(source, "TYPE_MATCH", type(value))
         tensor = tx.output.add_graph_input(tx, NumpyTensorSource(source), torch.as_tensor(value))
         return NumpyNdarrayVariable.of(tensor).with_source(source)  # rebuilt as the array itself
+    return None
+
+
+def _build_callable_or_object(tx, value, source: Source):
+    """Functions, classes, method descriptors, and any other object."""
+    guard = tx.output.install_guard
     if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, type):
         # `itertools.chain.from_iterable`, `dict.fromkeys`: a classmethod of a C type is bound afresh on
         # every read, so its identity is no guard; its class and name are
@@ -273,6 +312,8 @@ def _build_from_source(tx, value, source: Source):
         return SkippedFunctionVariable(value, source=source)
     tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
     guard(source, "TYPE_MATCH", type(value))
+    if is_optimizer(value):
+        return OptimizerVariable(value, source=source)
     return UserDefinedObjectVariable(value, source=source)
 
 
@@ -343,6 +384,8 @@ def build_sourceless(tx, value):
         return NNModuleVariable(value)
     if isinstance(value, ResumedGradMode):  # a resume function's prologue re-entering a with-block
         return GradModeVariable.resumed(value)
+    if isinstance(value, ResumedSwitch):  # an autocast / inference-mode block, not entered yet
+        return value.kind(values=value.values)
     if is_generic_slot(value):
         return SlotFunctionVariable(value)
     if type(value) is types.MappingProxyType:  # a constant's mapping (inspect.Signature.parameters)

@@ -16,16 +16,19 @@ import types
 
 import bytecode as bc
 import torch
+import functools
 from torch._C._dynamo.eval_frame import set_eval_frame
 
 from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
+from .shapes.graph import reads_float_input
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.exceptions import ExceptionVariable, plain_exception_class
+from .variables.functional import LazyIteratorVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.object_protocol import dict_base
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
@@ -34,6 +37,7 @@ from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariab
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
+from .variables.sym import SizeVariable, SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.partial import FunctoolsPartialVariable
 from .variables.user_functions import (NestedUserFunctionVariable,
@@ -179,16 +183,25 @@ class PyCodegen:
         var = var.realize()
         if isinstance(var, NullVariable):
             self.emit("PUSH_NULL")
+        elif isinstance(var, SymNodeVariable) and var.source is not None and reads_float_input(var.node):
+            var.source.reconstruct(self)  # a float argument kept as it came: itself again, as in Dynamo
+        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
+            self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
+            self.emit("LOAD_METHOD", "item")
+            self.emit("PRECALL", 0)
+            self.emit("CALL", 0)
         elif isinstance(var, NumpyNdarrayVariable):
             if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
                 var.source.reconstruct(self)
             else:  # an array computed in the graph: an ndarray again
                 self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
-        elif isinstance(var, TensorVariable):
+        elif isinstance(var, (TensorVariable, SymNodeVariable)):
             if var.node.op == "placeholder" and var.source is not None:
                 var.source.reconstruct(self)
             else:
                 self.graph_output(var.node)
+        elif isinstance(var, SizeVariable):
+            self.call(torch.Size, lambda: self._sequence(TupleVariable(var.items)), 1)
         elif isinstance(var, (ListVariable, SetVariable)) and var.source is not None:
             var.source.reconstruct(self)
         elif isinstance(var, (ListVariable, SetVariable)):
@@ -221,8 +234,11 @@ class PyCodegen:
             self.emit("LOAD_METHOD", var.view)
             self.emit("PRECALL", 0)
             self.emit("CALL", 0)
+        elif isinstance(var, LazyIteratorVariable):  # one object however many hold it, as a list is
+            parts = var.rebuild_call()
+            self._built_once(id(var.frame), lambda: self.call(var.kind_type, lambda: [self.reconstruct(part)
+                                                                                      for part in parts], len(parts)))
         elif isinstance(var, FunctoolsPartialVariable):
-            import functools
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
         elif isinstance(var, ExceptionVariable):
             self._exception(var)

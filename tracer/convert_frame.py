@@ -10,6 +10,7 @@ resume function.
 """
 from __future__ import annotations
 
+import inspect
 import types
 import warnings
 from dataclasses import dataclass, field
@@ -22,12 +23,15 @@ from . import trace_rules
 from .break_code import BreakCode, break_site, emit_break
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
-from .exc import InternalTracerWarning, Unsupported, UserLocation
+from .exc import InternalTracerWarning, Unresumable, Unsupported, UserError, UserLocation
 from .guards import GuardSet
 from .output_graph import OutputGraph
-from .source import Source
+from .shapes.env import tracking_for
+from .source import LocalSource, Source
 from .symbolic_convert import InstructionTranslator
-from .variables.ctx_manager import GradModeVariable, ResumedGradMode, WithExitVariable
+from .trace_end import TraceEnd
+from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, ResumedGradMode, StateSwitchVariable,
+                                    WithExitVariable)
 
 
 @dataclass
@@ -56,6 +60,11 @@ class CacheEntry:
     graph_break: GraphBreak | None = None
     resume_functions: list = field(default_factory=list)
     hits: int = 0
+    # False once torch runs this code as it is for good (an entry that always runs the original):
+    # its later calls never reach Standin, so `hits` stops at the compiling call
+    hits_counted: bool = True
+    became_dynamic: list = field(default_factory=list)  # BecameDynamic: what automatic dynamic made symbolic here
+    shapes: object = None  # the trace's ShapeTracking (symbols, why each dimension is symbolic), or None
 
     def run(self, original, args, kwargs):
         self.hits += 1
@@ -94,13 +103,14 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
         if owner.fullgraph:
             raise Unsupported(skip)
         return eager_entry(owner, compile_id, skip)
-    break_at, first_error = None, None
+    break_at, first_error, unresumable = None, None, None
     grad_mode = torch.is_grad_enabled()
     hook = owner.hook
-    for attempt in (1, 2):
+    for attempt in (1, 2, 3):
         torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
         _notify(hook, "on_trace_start", owner.code.co_name, compile_id, attempt)
-        output = OutputGraph()
+        output = OutputGraph(shapes=tracking_for(owner.dynamic, owner.automatic_dynamic, compile_id, f_locals,
+                                                 f_globals, code.co_names))
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at,
                                    closure=closure)
         try:
@@ -111,38 +121,53 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
         except Unsupported as error:
             _notify(hook, "on_graph_break", str(error))
             if owner.fullgraph:
-                _notify(hook, "on_trace_end", f"error: {error.reason}")
+                _notify(hook, "on_trace_end", f"error: {error.reason}", TraceEnd.ERROR)
                 raise
             if break_at is None and tx.current is not None:
                 break_at, first_error = tx.current.index, error
-                _notify(hook, "on_trace_end", "restarting to stop before the graph break")
+                _notify(hook, "on_trace_end", "restarting to stop before the graph break", TraceEnd.RESTARTING)
                 continue
-            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
             return eager_entry(owner, compile_id, str(error))
-        except Exception as error:  # a bug of ours: never the user's problem
-            _notify(hook, "on_trace_end", f"internal error: {error}")
+        except Exception as error:  # noqa: BLE001 - a bug of ours: never the user's problem
+            _notify(hook, "on_trace_end", f"internal error: {error}", TraceEnd.INTERNAL_ERROR)
             return internal_error(owner, compile_id, error)
         except BaseException as error:  # stopped from outside (Ctrl+C, a session's Stop): say so, then go
-            _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})")
+            _notify(hook, "on_trace_end", f"stopped ({type(error).__name__})", TraceEnd.STOPPED)
             raise
         if result is None:  # stopped before the instruction that broke the first attempt
             _notify(hook, "on_graph_break", str(first_error))
         try:
-            if result is None:
+            if result is None and unresumable is not None:
+                entry = compile_checkpoint(owner, compile_id, tx, output, unresumable)
+            elif result is None:
                 entry = compile_break(owner, compile_id, tx, output, first_error)
             else:
                 entry = compile_return(owner, compile_id, tx, output, result)
+        except Unresumable as error:
+            if tx.checkpoint is None or unresumable is not None or owner.fullgraph:
+                _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
+                return eager_entry(owner, compile_id, f"{error} (and no checkpoint before it): the frame "
+                                                      "runs eagerly")
+            break_at, unresumable = tx.checkpoint, error
+            _notify(hook, "on_trace_end", "restarting to stop at the last checkpoint before the graph break",
+                    TraceEnd.RESTARTING)
+            continue
         except Unsupported as error:
-            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}")
+            _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
             if owner.fullgraph:
                 raise
             return eager_entry(owner, compile_id, str(error))
-        except Exception as error:
-            _notify(hook, "on_trace_end", f"internal error: {error}")
+        except UserError as error:  # the user's own contradiction (a mark_dynamic size the code specialises)
+            _notify(hook, "on_trace_end", f"error: {error}", TraceEnd.ERROR)
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug of ours: the frame runs eagerly with the error named
+            _notify(hook, "on_trace_end", f"internal error: {error}", TraceEnd.INTERNAL_ERROR)
             return internal_error(owner, compile_id, error)
         outcome = entry.eager_reason or (f"graph break: {first_error.reason}" if result is None
                                          else f"returned; {len(entry.graphs)} graph(s)")
-        _notify(hook, "on_trace_end", outcome)
+        ending = TraceEnd.EAGER if entry.eager_reason else TraceEnd.GRAPH_BREAK if result is None else TraceEnd.COMPILED
+        _notify(hook, "on_trace_end", outcome, ending)
         return entry
     return eager_entry(owner, compile_id, str(first_error))
 
@@ -187,8 +212,8 @@ def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheE
     output_nodes = _collect(owner, output, emit)
     output.graph.output(tuple(output_nodes))
     output.prune()
-    if output.count_calls() == 0 and not owner.fullgraph:
-        # As Dynamo: a frame with no graph operation is skipped for good.
+    if output.count_calls() == 0 and not output_nodes and not owner.fullgraph:
+        # As Dynamo: a frame with no graph operation (and no symbolic size to hand back) is skipped for good.
         return eager_entry(owner, compile_id, "No ops traced for the FX graph: the frame is skipped "
                                               "and runs eagerly from now on")
     return _finish(owner, compile_id, output, output_nodes, emit)
@@ -201,12 +226,11 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     decoded, inst = tx.decoded, tx.current
     where = error.location or tx.location()
     record = GraphBreak(error.reason, where, list(error.user_stack or [where]))
+    stack = list(tx.stack)
+    contexts, blocks = _reentered_contexts(decoded, inst.index, stack, error)  # first: a try block in a loop
     if resume_mod.has_backedge(decoded, inst.index):
         raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
-    stack = list(tx.stack)
-    contexts, modes = _reentered_contexts(decoded, inst.index, stack, error)
-    if modes and torch.is_grad_enabled() != modes[0].initial:  # as Dynamo: the graph leaves the mode it found
-        modes[0].set_mode(tx, modes[0].initial)
+    _leave_blocks(tx, blocks)
     site = break_site(inst, stack, error.reason)
     locals_ = dict(tx.symbolic_locals)
     resumes = []
@@ -214,7 +238,8 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
         resumes.append((owner.resume_function(decoded, target, depth, live, site.nulls, contexts), depth, live))
     code = BreakCode(site, resume_mod.library_instruction(owner.code, decoded, inst.index), stack, locals_,
-                     resumes, frozenset(slot for slot, _ in contexts), modes, tuple(tx.kw_names))
+                     resumes, frozenset(slot for slot, _ in contexts), tuple(context for _, context in contexts),
+                     tuple(tx.kw_names))
 
     def emit(cg: PyCodegen):
         emit_break(cg, code)
@@ -228,22 +253,90 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     return entry
 
 
+def compile_checkpoint(owner, compile_id, tx: InstructionTranslator, output: OutputGraph, error) -> CacheEntry:
+    """The graph up to the last checkpoint, then the rest of the frame as it is (Dynamo's
+    step_graph_break): the stack is empty there and no block is open, so the rewritten code
+    stores the locals back and jumps into a copy of the original code."""
+    decoded, target = tx.decoded, tx.current.index
+    locals_ = dict(tx.symbolic_locals)
+    # the locals the trace rebound (a local still holding the value it came in with stays as it is)
+    live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_
+                  and name not in owner.code.co_cellvars and name not in owner.code.co_freevars
+                  and locals_[name].source != LocalSource(name))
+    deleted = [name for name in _argument_names(owner.code) if name not in locals_
+               and name not in owner.code.co_cellvars]  # an argument the trace deleted: gone from the frame too
+    line = tx.current.line
+    record = GraphBreak(f"{error.reason}: compiled up to line {line}, the last point it can stop at; "
+                        "the rest of the frame runs from there as it is", error.location or tx.location(),
+                        list(error.user_stack or [tx.location()]))
+
+    def emit(cg: PyCodegen):
+        for name in live:
+            cg.reconstruct(locals_[name])
+            cg.store(f"___live_{name}")
+        staged = cg.stage_side_effects()
+        cells = cg.stage_cells(frame_cellvars=True)
+        cg.apply_side_effects(staged)
+        cg.apply_cells(cells)
+        for name in live:
+            cg.load(f"___live_{name}")
+            cg.store(name)
+        for name in deleted:
+            cg.emit("DELETE_FAST", name)
+        cg.instructions.extend(resume_mod.original_from(owner.code, decoded, target))
+
+    output_nodes = _collect(owner, output, emit)
+    output.graph.output(tuple(output_nodes))
+    output.prune()
+    entry = _finish(owner, compile_id, output, output_nodes, emit)
+    entry.graph_break = record
+    return entry
+
+
+def _argument_names(code: types.CodeType) -> tuple[str, ...]:
+    count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) \
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return code.co_varnames[:count]
+
+
 def _reentered_contexts(decoded, index: int, stack: list, error) -> tuple[tuple, list]:
     """For a break inside with-blocks: ((slot, context) each resume function re-enters, the
-    GradModeVariables), outermost first.  Only grad-mode blocks can be left and re-entered."""
+    blocks' trackers), outermost first.  Grad-mode, autocast and inference-mode blocks can be
+    left and entered again; of nested grad-mode blocks only the innermost applies its mode."""
     slots = resume_mod.with_blocks_around(decoded, index)
     if slots is None:
-        raise Unsupported(f"graph break inside a try block ({error.reason}): the frame runs eagerly")
-    modes = []
+        raise Unresumable(f"graph break inside a try block ({error.reason})", error.location, error.user_stack)
+    blocks = []
     for slot in slots:
         value = stack[slot] if slot < len(stack) else None
-        if not isinstance(value, WithExitVariable) or not isinstance(value.ctx, GradModeVariable):
-            raise Unsupported(f"graph break inside a with-block Standin cannot re-enter ({error.reason}): "
-                              "the frame runs eagerly")
-        modes.append(value.ctx)
-    contexts = tuple((slot, ResumedGradMode(mode.initial, mode.target, apply=slot == slots[-1]))
-                     for slot, mode in zip(slots, modes))
-    return contexts, modes
+        if not isinstance(value, WithExitVariable) \
+                or not isinstance(value.ctx, (GradModeVariable, StateSwitchVariable)):
+            raise Unresumable(f"graph break inside a with-block Standin cannot re-enter ({error.reason})",
+                              error.location, error.user_stack)
+        blocks.append(value.ctx)
+    innermost_grad = max((slot for slot, block in zip(slots, blocks) if isinstance(block, GradModeVariable)),
+                         default=None)
+    contexts = tuple((slot, ResumedGradMode(block.initial, block.target, apply=slot == innermost_grad)
+                      if isinstance(block, GradModeVariable) else block.resumed())
+                     for slot, block in zip(slots, blocks))
+    return contexts, blocks
+
+
+def _leave_blocks(tx: InstructionTranslator, blocks: list) -> None:
+    """As Dynamo, the graph leaves the with-blocks the break is inside, innermost first; adjacent
+    grad-mode blocks with one switch, back to the mode the outermost of them found.  After an
+    inference-mode block's exit the grad mode is the one from before it, which the trace does not
+    keep: the next grad-mode block sets its mode whatever it is."""
+    grad = tx.grad_mode_at_break
+    for n in reversed(range(len(blocks))):
+        block = blocks[n]
+        if isinstance(block, StateSwitchVariable):
+            block.leave_at_break(tx)
+            grad = None if isinstance(block, InferenceModeVariable) else grad
+        elif n == 0 or not isinstance(blocks[n - 1], GradModeVariable):  # the outermost of adjacent ones
+            if grad != block.initial:
+                block.set_mode(tx, block.initial)
+            grad = block.initial
 
 
 # ---- shared finishing ------------------------------------------------------------------------------------
@@ -259,7 +352,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     graphs, compiled = [], None
     cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
-    if output.count_calls() > 0:
+    if output.count_calls() > 0 or output_nodes:  # as Dynamo: a graph may only pass symbolic sizes through
         gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
         gm.meta["compile_id"] = compile_id
         example_inputs = [graph_input.example for graph_input in output.inputs.values()]
@@ -283,4 +376,5 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         code=new_code,
         original_code=owner.code,
         function=function,
+        shapes=output.shapes,
     )

@@ -32,6 +32,9 @@ from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserErr
 from .bytecode import decode, has_var_parameters
 from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import make_resume_code, origin_index, resume_prologue_length
+from .guards.report import report_text
+from .guards.whatif import predict
+from .shapes import AutomaticDynamic, check_dynamic
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -103,7 +106,8 @@ def resolve_backend(backend):
 class CompiledFunction:
     """What `tracer.compile(fn)` returns: call it like fn; inspect its cache."""
 
-    def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8, *, parent=None):
+    def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8, *, parent=None, dynamic=None):
+        check_dynamic(dynamic)
         if not callable(fn):
             raise UserError(f"tracer.compile() needs a Python function, got {type(fn).__name__} {fn!r}")
         self.module = fn if isinstance(fn, torch.nn.Module) else None
@@ -129,6 +133,8 @@ class CompiledFunction:
         self.backend = resolve_backend(backend)
         self.fullgraph = fullgraph
         self.cache_size_limit = cache_size_limit
+        self.dynamic = dynamic  # None: automatic dynamic; True / False as torch.compile's
+        self.automatic_dynamic = AutomaticDynamic()  # the sizes this frame's compiles saw, per source
         self.cache_entries: list[CacheEntry] = []
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
@@ -145,7 +151,7 @@ class CompiledFunction:
         # (by id: a rewritten code holding an unhashable constant has no hash; the record keeps it alive)
         self._records: dict[int, CompiledFunction] = {id(self.code): self} if parent is None else {}
         self._by_rewritten: dict[int, CompiledFunction] = {}
-        self._callback = functools.partial(_on_frame, self)
+        self._callback = frame_hook.Callback(self, _on_frame)
         self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
         self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
@@ -277,6 +283,9 @@ class CompiledFunction:
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
         started = time.perf_counter()
         entry = convert_frame(self, compile_id, f_locals, f_globals, frame.closure)
+        entry.became_dynamic = [c for c in self.automatic_dynamic.changes if c.compile_id == compile_id]
+        if entry.became_dynamic:  # say which dimension automatic dynamic made symbolic
+            reason = "; ".join([reason or "", *map(str, entry.became_dynamic)]).lstrip("; ")
         self._event(kind, compile_id, reason, duration_s=time.perf_counter() - started)
         if entry.graph_break is not None:
             self._event("graph_break", compile_id, str(entry.graph_break))
@@ -284,7 +293,8 @@ class CompiledFunction:
             self._event("eager_fallback", compile_id, entry.eager_reason)
         self.cache_entries.append(entry)
         entry.hits = 1
-        if entry.code is None:  # an entry that always runs the original: the code is skipped for good
+        if entry.code is None:  # an entry that always runs the original: the code is skipped for good,
+            entry.hits_counted = False  # in C, which no longer asks us (as Dynamo's skip): calls not counted
             return frame_hook.run_as_is(self.code, entry.eager_reason)
         self.root._by_rewritten[id(entry.code)] = self
         return frame_hook.run_compiled(self.code, self._guarded_code(entry, f_locals, f_globals))
@@ -333,12 +343,10 @@ class CompiledFunction:
 
     def what_if(self, *args, **kwargs):
         """Which entry would run for this call, or which guards would fail — without calling."""
-        from .guards.whatif import predict
         return predict(self, *self._with_partial(args, kwargs))
 
     def guard_report(self, entry=None) -> str:
         """The guards of an entry (default: the newest) as TORCH_LOGS=guards prints them."""
-        from .guards.report import report_text
         entry = entry or self.cache_entries[-1]
         return report_text(entry)
 
@@ -362,7 +370,8 @@ class CompiledFunction:
             # call passes the calling frame's own cells (call_with_cells); these stand in till then
             closure = (self.fn.__closure__ or ()) + tuple(types.CellType() for _ in self.code.co_cellvars)
             fn = types.FunctionType(code, self.fn.__globals__, name, None, closure or None)
-            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self)
+            compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=self,
+                                        dynamic=self.dynamic)
             # all of them, free variables too: the frame may be a function made at run time, one
             # closure per call, so the resume function's closure comes from the frame each time
             compiled.cell_names = self.code.co_freevars + self.code.co_cellvars
@@ -386,7 +395,8 @@ class CompiledFunction:
                 break
             back = back.f_back
         fn = types.FunctionType(code, frame.f_globals, code.co_name, None, frame.closure)
-        compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=parent)
+        compiled = CompiledFunction(fn, self.backend, False, self.cache_size_limit, parent=parent,
+                                    dynamic=parent.dynamic)
         compiled.hook = parent.hook
         self._records[id(code)] = compiled
         parent.frames.append(compiled)
@@ -402,6 +412,7 @@ class CompiledFunction:
         self.calls.clear()
         self.cache_entries.clear()
         self.compile_events.clear()
+        self.automatic_dynamic = AutomaticDynamic()
         self.frames.clear()
         self._resumes.clear()
         self._warned_limit = False
@@ -423,14 +434,20 @@ def _has_hooks(module: torch.nn.Module) -> bool:
                 or module._backward_pre_hooks)
 
 
-def compile(fn=None, *, backend="eager", fullgraph=False, cache_size_limit=8):
-    """Like torch.compile(fn, backend=..., dynamic=False); also usable as a decorator."""
+def compile(fn=None, *, backend="eager", fullgraph=False, dynamic=None, cache_size_limit=8):
+    """Like torch.compile(fn, backend=..., dynamic=...); also usable as a decorator.
+
+    dynamic=None (the default, as torch's) is automatic dynamic: static first, and a size or int
+    argument that changes between compiles is symbolic from then on; True: symbolic from the
+    start; False: always static.
+    """
+    check_dynamic(dynamic)
     if fn is None:
-        return lambda f: CompiledFunction(f, backend, fullgraph, cache_size_limit)
-    return CompiledFunction(fn, backend, fullgraph, cache_size_limit)
+        return lambda f: CompiledFunction(f, backend, fullgraph, cache_size_limit, dynamic=dynamic)
+    return CompiledFunction(fn, backend, fullgraph, cache_size_limit, dynamic=dynamic)
 
 
-def _on_frame(root: CompiledFunction, frame, cache_entry, frame_state) -> frame_hook.FrameReturn:
+def _on_frame(root: CompiledFunction, frame) -> frame_hook.FrameReturn:
     """torch's callback: a frame under one of root's calls that no cache entry admits.  A frame it
     cannot handle runs as it is, with the reason warned; the process never sees the error."""
     try:
@@ -439,6 +456,8 @@ def _on_frame(root: CompiledFunction, frame, cache_entry, frame_state) -> frame_
         if root.fullgraph:
             raise
         reason = "the frame hook could not handle this frame"
+    except UserError:  # the user's own contradiction (a mark_dynamic size the code specialises): theirs, as in Dynamo
+        raise
     except Exception as error:  # a bug of ours: never the user's problem
         if root.fullgraph:
             raise

@@ -52,6 +52,12 @@ class Unsupported(Exception):
         return error
 
 
+class Unresumable(Unsupported):
+    """A graph break where no resume function can take the frame over (inside a try block, or
+    a with-block Standin cannot enter again): as Dynamo, the graph stops at the frame's last
+    checkpoint instead, and the rest of the frame runs from there as it is."""
+
+
 class ObservedException(Unsupported):
     """The traced program raised an exception at trace time (a missing key, 1 / 0, `raise`).
 

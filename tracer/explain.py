@@ -90,14 +90,24 @@ def summarize(root: CompiledFunction) -> ExplainOutput:
             if entry.eager_reason is not None:
                 out.eager_frames.append(f"{frame.code.co_name} [{entry.compile_id}]: {entry.eager_reason}")
             else:
-                out.guards[f"{frame.code.co_name} [{entry.compile_id}]"] = [str(g) for g in entry.guards]
+                out.guards[f"{frame.code.co_name} [{entry.compile_id}]"] = _guard_lines(entry)
     return out
 
 
-def explain(fn, *, backend="eager", cache_size_limit: int = 8):
+def _guard_lines(entry) -> list[str]:
+    """Each guard, a shape guard followed by its causes (the instruction and line behind it)."""
+    lines = []
+    for guard in entry.guards:
+        lines.append(str(guard))
+        lines.extend(f"    because {cause}" for cause in guard.causes)
+    lines.extend(f"{change} at this compile" for change in entry.became_dynamic)
+    return lines
+
+
+def explain(fn, *, backend="eager", cache_size_limit: int = 8, dynamic=None):
     """`explain(fn)(*args, **kwargs)` -> ExplainOutput for one fresh compile and call of fn."""
     def run(*args, **kwargs) -> ExplainOutput:
-        compiled = CompiledFunction(fn, backend, False, cache_size_limit)
+        compiled = CompiledFunction(fn, backend, False, cache_size_limit, dynamic=dynamic)
         result = compiled(*args, **kwargs)
         report = summarize(compiled)
         report.result = result

@@ -62,6 +62,28 @@ def owned_by(root):
     return lambda: getattr(_current, "root", None) is root
 
 
+class Callback:
+    """The callback torch's C evaluator calls for a frame of one root's calls that no entry admits.
+
+    torch files each cache entry under the backend of the callback that made it and, on a lookup,
+    runs an entry only if its backend equals the current callback's (compared only between objects
+    of one type).  In Standin's region a lookup also reads Dynamo's entries of the default region;
+    a type of our own, equal only to itself, is what keeps Standin from ever running them, and
+    Dynamo from ever running ours."""
+
+    __slots__ = ("handle", "root")
+
+    def __init__(self, root, handle):
+        self.root = root
+        self.handle = handle  # handle(root, frame) -> FrameReturn
+
+    def __call__(self, frame, cache_entry, frame_state):
+        return self.handle(self.root, frame)
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
 class FrameReturn:
     """What torch's C evaluator reads from the callback's answer (Dynamo's ConvertFrameReturn)."""
 
@@ -146,7 +168,7 @@ def _restore(callback, root, token) -> None:
             _current.root = root
             _leave_region(token)
             break
-        except BaseException as error:  # noqa: B902 - re-raised below, once all are back
+        except BaseException as error:  # noqa: BLE001 - re-raised below, once all are back
             pending = error
     if pending is not None:
         raise pending

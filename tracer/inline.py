@@ -12,15 +12,16 @@ import sys
 import types
 
 from .exc import ObservedException, Unsupported
-from .source import AttrSource, GetItemSource, GlobalSource, ModuleSource
+from .source import AttrSource, GetItemSource, GlobalSource, GlobalsDictSource, ModuleSource
 from .stack_room import INLINE_RESERVE, room_below
-from .symbolic_convert import InstructionTranslator, _dispatch_table
+from .symbolic_convert import InstructionTranslator
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
 from .variables.generator import GeneratorVariable
 from .variables.lists import TupleVariable
 from .variables.user_functions import CellVariable
+from .variables.builtin import BuiltinVariable
 
 MAX_INLINE_DEPTH = 32
 
@@ -30,27 +31,11 @@ class InliningInstructionTranslator(InstructionTranslator):
 
     def __init__(self, parent: InstructionTranslator, code: types.CodeType, symbolic_locals: dict,
                  f_globals: dict, cells: dict, fn_var: VariableTracker):
-        self.parent = parent
-        self.depth = parent.depth + 1
-        self.fn_var = fn_var
-        self.code = code
-        from . import bytecode
-        self.decoded = bytecode.decode(code)
-        self.instructions = self.decoded.instructions
-        self.f_globals = f_globals
-        self.output = parent.output
-        self.hook = parent.hook
-        self.root = parent.root
-        self.stack = []
-        self.symbolic_locals = symbolic_locals
+        super().__init__(code, {}, f_globals, parent.output, hook=parent.hook, parent=parent)
+        self.symbolic_locals = symbolic_locals  # the callee's arguments, bound by the caller
         self.cells = cells
-        self.ip = 0
-        self.current = None
-        self.kw_names = ()
-        self.return_value = None
-        self.steps = 0
+        self.fn_var = fn_var
         self.global_root = _globals_root(f_globals, self.root.f_globals)
-        self.break_at = None
 
     def RETURN_GENERATOR(self, inst):
         self.push(ConstantVariable(None))  # what the generator is first resumed with
@@ -60,7 +45,6 @@ class InliningInstructionTranslator(InstructionTranslator):
 
     def GET_YIELD_FROM_ITER(self, inst):
         """`yield from it`: a generator or iterator stays itself, anything else becomes iter(it)."""
-        from .variables.builtin import BuiltinVariable
         self.push(BuiltinVariable(iter).call_function(self, [self.pop()], {}))
 
     def SEND(self, inst):
@@ -83,13 +67,15 @@ class InliningInstructionTranslator(InstructionTranslator):
         self.push(item)
 
     def global_source(self, name: str):
-        from .source import AttrSource
         if self.global_root is None:
             return GlobalSource(name)
         return AttrSource(self.global_root, name)
 
     def side_effect_globals_allowed(self) -> bool:
         return self.global_root is None
+
+    def globals_dict_source(self):
+        return GlobalsDictSource() if self.global_root is None else AttrSource(self.global_root, "__dict__")
 
 
 def _globals_root(f_globals: dict, root_globals: dict):
@@ -222,5 +208,3 @@ class SuspendedGenerator:
         self.finished = True
         self.frame.output.suspended_frames.remove(self.frame)
 
-
-InliningInstructionTranslator.dispatch = _dispatch_table(InliningInstructionTranslator)

@@ -6,6 +6,7 @@ Graph inputs are placeholders named after their Source (`L['x']` -> `L_x_`).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import operator
@@ -18,12 +19,14 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.utils._pytree import tree_map
 
 from .exc import Unsupported
-from .guards import Guard, TensorMeta, global_state
+from .guards import Guard, ShapeCheck, TensorMeta, global_state
+from .shapes import graph as shape_graph
 from .side_effects import SideEffects
-from .source import NumpyTensorSource, Source, SourceGroup
+from .source import FloatTensorSource, NumpyTensorSource, Source, SourceGroup, TensorPropertySource
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
+from .variables.sym import SYM_TYPES, SizeVariable, SymNodeVariable
 from .variables.tensor import TensorVariable
 
 
@@ -37,9 +40,14 @@ class GraphInput:
 
 
 class OutputGraph:
-    def __init__(self, code_name: str = "forward"):
+    def __init__(self, code_name: str = "forward", shapes=None):
         self.graph = torch.fx.Graph()
-        self.fake_mode = FakeTensorMode()
+        self.shapes = shapes  # a ShapeTracking; None: every size is static (dynamic=False)
+        self.fake_mode = shapes.fake_mode if shapes is not None else FakeTensorMode()
+        if shapes is not None:
+            shapes.current_tx = lambda: self.tx
+        self.bound_symbols: dict = {}  # sympy.Symbol -> the placeholder that binds it
+        self.module_sources: set[str] = set()  # nn.Modules read: what is reached through them stays static
         self.inputs: dict[str, GraphInput] = {}  # by source name, in placeholder order
         self.input_trackers: dict[str, TensorVariable] = {}
         self.guards: dict[tuple, Guard] = {}
@@ -108,24 +116,88 @@ class OutputGraph:
         first = self.note_source(value, source)
         if first is not None:  # one tensor under two names: one placeholder
             return self.input_trackers[first.name()]
-        self.install_guard(source, "TENSOR_MATCH", TensorMeta.of(value))
+        if self.shapes is not None:
+            fake = self.shapes.fake_tensor(tx, source, value, self.static_reason(source, value))
+        else:
+            fake = self.fake_mode.from_tensor(value, static_shapes=True)
+        self.install_guard(source, "TENSOR_MATCH", TensorMeta.of(value, *shape_graph.size_patterns(fake)))
+        for prop, index, symint in shape_graph.unbound_symbols(fake, self.bound_symbols):
+            real = getattr(value, prop)() if index is None else getattr(value, prop)(index)
+            node = self._placeholder(TensorPropertySource(source, prop, index), str(symint.node.expr),
+                                     torch.SymInt, symint, real)
+            self.bound_symbols[symint.node.expr] = node
+        node = self._placeholder(source, source.graph_input_name(), type(value), fake, value)
+        tracker = TensorVariable(node=node, example=fake, source=source)
+        self.input_trackers[name] = tracker
+        return tracker
+
+    def add_symint_input(self, tx, source: Source, value: int) -> SymNodeVariable:
+        """An int argument made symbolic (automatic dynamic, dynamic=True): a `torch.SymInt` placeholder."""
+        name = source.name()
+        if name in self.input_trackers:
+            return self.input_trackers[name]
+        symint = self.shapes.symbolic_int(tx, source, value)
+        self.install_guard(source, "TYPE_MATCH", int)
+        node = self._placeholder(source, source.graph_input_name(), torch.SymInt, symint, value)
+        self.bound_symbols[symint.node.expr] = node
+        tracker = SymNodeVariable(node=node, value=symint, shapes=self.shapes, source=source)
+        self.input_trackers[name] = tracker
+        return tracker
+
+    def add_symfloat_input(self, tx, source: Source, value: float) -> SymNodeVariable:
+        """A float argument made symbolic: as Dynamo, a 0-d float64 tensor placeholder read back with item()."""
+        name = source.name()
+        if name in self.input_trackers:
+            return self.input_trackers[name]
+        symfloat = self.shapes.symbolic_float(tx, source, value)
+        self.install_guard(source, "TYPE_MATCH", float)
+        real = torch.tensor(value, dtype=torch.float64)
+        fake = self.fake_mode.from_tensor(real, static_shapes=True)
+        placeholder = self._placeholder(FloatTensorSource(source), source.graph_input_name(), torch.Tensor,
+                                        fake, real)
+        node = self.graph.create_node("call_method", "item", (placeholder,), {})
+        node.meta["example_value"] = symfloat
+        self.bound_symbols[symfloat.node.expr] = node
+        tracker = SymNodeVariable(node=node, value=symfloat, shapes=self.shapes, source=source)
+        self.input_trackers[name] = tracker
+        if self.on_node is not None:
+            self.on_node(node)
+        return tracker
+
+    def _placeholder(self, source: Source, node_name: str, type_expr, example, real) -> torch.fx.Node:
         if self._last_placeholder is None:
             first = next(iter(self.graph.nodes), None)
             ctx = self.graph.inserting_before(first)
         else:
             ctx = self.graph.inserting_after(self._last_placeholder)
         with ctx:
-            node = self.graph.placeholder(source.graph_input_name(), type_expr=type(value))
+            node = self.graph.placeholder(node_name, type_expr=type_expr)
         self._last_placeholder = node
-        fake = self.fake_mode.from_tensor(value, static_shapes=True)
-        node.meta["example_value"] = fake
-        node.meta["grapharg_source"] = name
-        self.inputs[name] = GraphInput(source, node, value)
-        tracker = TensorVariable(node=node, example=fake, source=source)
-        self.input_trackers[name] = tracker
+        node.meta["example_value"] = example
+        node.meta["grapharg_source"] = source.name()
+        self.inputs[source.name()] = GraphInput(source, node, real)
         if self.on_node is not None:
             self.on_node(node)
-        return tracker
+        return node
+
+    def static_reason(self, source: Source, value) -> str | None:
+        """Why a tensor stays static whatever `dynamic=` says (as in Dynamo), or None."""
+        if isinstance(value, torch.nn.Parameter):
+            return "a parameter: parameters keep static shapes"
+        if self.reads_through_module(source):
+            return "read through an nn.Module: module attributes keep static shapes"
+        return None
+
+    def reads_through_module(self, source: Source) -> bool:
+        return any(link.name() in self.module_sources for link in source.chain()[:-1])
+
+    def int_may_be_symbolic(self, source: Source) -> bool:
+        """As Dynamo: an int from the frame's locals (not a global's, not a module's) may become a symbol."""
+        return self.shapes is not None and not source.is_global() and not self.reads_through_module(source)
+
+    def float_may_be_symbolic(self, source: Source) -> bool:
+        """As Dynamo: a float from anywhere (a global, a module's attribute too) may become a symbol."""
+        return self.shapes is not None
 
     # ---- operations -------------------------------------------------------------
     def call(self, tx, op: str, target, args: tuple, kwargs: dict) -> VariableTracker:
@@ -134,14 +206,16 @@ class OutputGraph:
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         proxy_args = tuple(_as_graph_arg(self.graph, a) for a in args)
         proxy_kwargs = {k: _as_graph_arg(self.graph, v) for k, v in kwargs.items()}
-        fake_args = tree_map(_example_of, proxy_args)
-        fake_kwargs = tree_map(_example_of, proxy_kwargs)
+        fake_args = tree_map(_example_of, proxy_args, is_leaf=_is_slice)
+        fake_kwargs = tree_map(_example_of, proxy_kwargs, is_leaf=_is_slice)
         try:
-            with self.fake_mode:
+            with self._shape_facts(tx, target), self.fake_mode:
                 if op == "call_method":
                     example = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
                 else:
                     example = target(*fake_args, **fake_kwargs)
+        except Unsupported:
+            raise
         except Exception as error:
             name = target if isinstance(target, str) else getattr(target, "__name__", str(target))
             raise Unsupported(f"{name}() raised {type(error).__name__} on the traced values: "
@@ -154,9 +228,23 @@ class OutputGraph:
             self.on_node(node)
         return self._wrap(tx, node, example)
 
+    def _shape_facts(self, tx, target):
+        """Guards an operation adds on symbolic sizes (broadcasting, a view's divisibility) name it."""
+        if self.shapes is None or not self.shapes.log.active():
+            return contextlib.nullcontext()
+        name = target if isinstance(target, str) else getattr(target, "__name__", str(target))
+        return self.shapes.log.because(tx, f"{name}() on symbolic sizes needed it", name)
+
     def _wrap(self, tx, node: torch.fx.Node, example) -> VariableTracker:
         if isinstance(example, torch.Tensor):
             return TensorVariable(node=node, example=example)
+        if isinstance(example, SYM_TYPES):
+            return SymNodeVariable(node=node, value=example, shapes=self.shapes)
+        if isinstance(example, torch.Size):  # x.size() of a tensor with a symbolic size
+            return SizeVariable(tuple(self._size_item(node, i, item) for i, item in enumerate(example)), node=node)
+        if type(example) is tuple and any(isinstance(e, SYM_TYPES) for e in example) and \
+                all(isinstance(e, (int, *SYM_TYPES)) for e in example):  # x.stride() with a symbolic stride
+            return TupleVariable(tuple(self._size_item(node, i, item) for i, item in enumerate(example)))
         if isinstance(example, (tuple, list)) and all(isinstance(e, torch.Tensor) or e is None for e in example):
             items = []
             for i, item in enumerate(example):
@@ -174,18 +262,66 @@ class OutputGraph:
         raise Unsupported(f"{node.target} returned a {type(example).__name__}, "
                           "a value that depends on tensor data")
 
+    def _size_item(self, size_node, index: int, item) -> VariableTracker:
+        getitem = self.graph.create_node("call_function", operator.getitem, (size_node, index), {})
+        getitem.meta["example_value"] = item
+        if isinstance(item, SYM_TYPES):
+            return SymNodeVariable(node=getitem, value=item, shapes=self.shapes)
+        return ConstantVariable(item)
+
     # ---- finishing --------------------------------------------------------------
     def prune(self) -> None:
-        """Dynamo's miniature DCE: drop unused getitems and unused placeholders only, and a
-        grad-mode switch undone by the very next node."""
+        """Dynamo's miniature DCE: drop unused getitems, size reads and symbolic arithmetic, unused
+        placeholders (a symbol's only once nothing left uses it), and a grad-mode switch undone by
+        the very next node.  Then the ShapeEnv's guards join the others."""
+        if self.bound_symbols:  # as Dynamo: sizes read from inputs become the symbols' placeholders
+            shape_graph.reify_symbols(self.graph, self.shapes.env)
         for node in reversed(list(self.graph.nodes)):
             if not node.users and node.op == "call_function" and node.target is operator.getitem:
                 self.graph.erase_node(node)
+            elif not node.users and self.bound_symbols and shape_graph.is_pure_size_node(node):
+                self.graph.erase_node(node)
+            elif not node.users and shape_graph.reads_float_input(node):  # a float only guards read
+                self.graph.erase_node(node)
         self._drop_undone_grad_switches()
+        symbol_inputs = []
         for name, graph_input in list(self.inputs.items()):
-            if not graph_input.node.users:
+            if shape_graph.binds_symbol(graph_input.node):
+                symbol_inputs.append((name, graph_input))
+            elif not graph_input.node.users:
                 self.graph.erase_node(graph_input.node)
                 del self.inputs[name]
+        used = shape_graph.symbols_used_by(graph_input.node for graph_input in self.inputs.values()
+                                           if not shape_graph.binds_symbol(graph_input.node))
+        for name, graph_input in symbol_inputs:
+            symbol = graph_input.node.meta["example_value"].node.expr
+            if not graph_input.node.users and symbol not in used:
+                self.graph.erase_node(graph_input.node)
+                del self.inputs[name]
+            else:
+                used.discard(symbol)
+        self._install_shape_guards()
+
+    def _install_shape_guards(self) -> None:
+        if self.shapes is None:
+            return
+        for key, guard in list(self.guards.items()):  # a size the trace specialised is matched exactly
+            if guard.kind == "TENSOR_MATCH" and not guard.expected.is_static():
+                fake = self.input_trackers[guard.source_name].example
+                size, stride = shape_graph.size_patterns(fake)
+                causes = self.shapes.specialisation_causes(guard.source_name, guard.expected.size, size)
+                self.guards[key] = dataclasses.replace(guard, causes=causes, expected=dataclasses.replace(
+                    guard.expected, size=size, stride=stride))
+        for produced, python, source in self.shapes.produce_guards():
+            terms = shape_graph.terms_of(python)
+            key = (source.name() if source is not None else "", "SHAPE_ENV", python)
+            first = produced.causes[-1] if produced.causes else None
+            guard = Guard(source, "SHAPE_ENV", ShapeCheck(python, produced.text, terms),
+                          first.installed_at if first is not None else None,
+                          first.tracker if first is not None else None, causes=produced.causes)
+            self.guards[key] = guard
+            if self.on_guard is not None:  # the debugger sees them at the end of the trace
+                self.on_guard(guard)
 
     def _drop_undone_grad_switches(self) -> None:
         """`_set_grad_enabled(not m)` right before `_set_grad_enabled(m)` switches for nothing (a
@@ -222,8 +358,10 @@ _FX_LITERALS = (int, float, bool, str, type(None), torch.dtype, torch.device, to
 
 def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):
     v = v.realize()
-    if isinstance(v, TensorVariable):
+    if isinstance(v, (TensorVariable, SymNodeVariable)):
         return v.node
+    if isinstance(v, SizeVariable):
+        return v.node if v.node is not None else tuple(_as_graph_arg(graph, item) for item in v.items)
     if isinstance(v, TupleVariable) or type(v).__name__ == "ListVariable":
         return v.python_type()(_as_graph_arg(graph, item) for item in v.items)
     if type(v).__name__ == "SliceVariable":
@@ -256,4 +394,10 @@ def _as_literal(graph: torch.fx.Graph, value):
 def _example_of(x):
     if isinstance(x, torch.fx.Node):
         return x.meta["example_value"]
+    if isinstance(x, slice):  # x[:n] with a symbolic n: the slice holds a node
+        return slice(_example_of(x.start), _example_of(x.stop), _example_of(x.step))
     return x
+
+
+def _is_slice(x) -> bool:
+    return isinstance(x, slice)

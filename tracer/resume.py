@@ -187,6 +187,23 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
     return check_code(resumed.to_code(compute_exception_stack_depths=False))
 
 
+def original_from(code: types.CodeType, decoded: DecodedCode, target: int) -> list:
+    """A jump to instruction `target` and the original code after it (its try regions too), for a
+    frame that goes on as it is from a point with an empty stack and no open block."""
+    program, instrs = library_instructions(code)
+    target_instr = instrs[decoded_index_to_library(decoded)[target]]
+    label = bc.Label()
+    items = [bc.Instr("JUMP_FORWARD", label)]
+    for item in program:
+        if isinstance(item, bc.Instr) and item.name in ("MAKE_CELL", "COPY_FREE_VARS", "RESUME") \
+                and item is not target_instr:
+            continue
+        if item is target_instr:
+            items.append(label)
+        items.append(item)
+    return items
+
+
 def setup_instructions(code: types.CodeType) -> int:
     """How many MAKE_CELL / COPY_FREE_VARS open the code (a resume function drops them)."""
     _, instrs = library_instructions(code)

@@ -25,7 +25,8 @@ from .exc import ScriptExit, UserError
 
 @contextmanager
 def routed_torch_compile(collected: list[CompiledFunction], on_compiled=None, present=None):
-    """While active, torch.compile(fn, ...) returns a tracer CompiledFunction (dynamic=False).
+    """While active, torch.compile(fn, ...) returns a tracer CompiledFunction with the script's own
+    fullgraph= and dynamic= (None, torch's default, is automatic dynamic).
 
     `present(compiled, fn)`, when given, is what the script receives instead (an observed wrapper).
     """
@@ -37,7 +38,7 @@ def routed_torch_compile(collected: list[CompiledFunction], on_compiled=None, pr
             if disable:
                 return fn
             chosen = backend if (backend == "eager" or callable(backend)) else "eager"
-            compiled = tracer_compile(fn, backend=chosen, fullgraph=fullgraph)
+            compiled = tracer_compile(fn, backend=chosen, fullgraph=fullgraph, dynamic=dynamic)
             collected.append(compiled)
             if on_compiled is not None:
                 on_compiled(compiled)

@@ -43,6 +43,13 @@ def _skipped_dirs() -> tuple[tuple[str, str], ...]:
 _DIRS: tuple | None = None
 
 
+def _compiled_torch_file(path: str) -> bool:
+    """torch.optim's files (but its LR schedulers) are compiled like user code, as Dynamo does,
+    so an optimizer's `step()` under a compiled call makes its own graph."""
+    optim = _package_dir(torch) + "optim" + os.sep
+    return path.startswith(optim) and os.path.basename(path) != "lr_scheduler.py"
+
+
 def file_reason(filename: str) -> str | None:
     """Why code from this file is never compiled, or None."""
     global _DIRS
@@ -53,6 +60,8 @@ def file_reason(filename: str) -> str | None:
     if _DIRS is None:
         _DIRS = _skipped_dirs()
     path = os.path.abspath(filename)
+    if _compiled_torch_file(path):
+        return None
     for prefix, what in _DIRS:
         if path.startswith(prefix) and not (what == _STDLIB and "site-packages" in path[len(prefix):]):
             return f"{what} ({prefix})"

@@ -77,6 +77,39 @@ class GlobalSource(Source):
 
 
 @dataclass(frozen=True)
+class GlobalsDictSource(Source):
+    """The frame's globals dict itself: a builtin the trace read is guarded on its name staying
+    out of it (a module global of that name would shadow the builtin)."""
+
+    def name(self) -> str:
+        return "G"
+
+
+@dataclass(frozen=True)
+class BuiltinSource(Source):
+    """A builtin the frame's globals resolve a name to, named as Dynamo names it: Dynamo stores the
+    builtins dict in the globals as `__builtins_dict___0`; we read the frame's own."""
+
+    builtin_name: str
+
+    def name(self) -> str:
+        return f"G['__builtins_dict___0'][{self.builtin_name!r}]"
+
+    def expression(self) -> str:
+        return f"_builtins_of(G)[{self.builtin_name!r}]"
+
+    def reconstruct(self, codegen):
+        codegen.load_global(self.builtin_name)  # guarded: no global of that name shadows it
+
+
+def builtins_of(f_globals: dict) -> dict:
+    """The builtins a frame with these globals resolves names in (`__builtins__`, a module or its dict)."""
+    import builtins
+    found = f_globals.get("__builtins__", builtins)
+    return found if isinstance(found, dict) else vars(found)
+
+
+@dataclass(frozen=True)
 class ModuleSource(Source):
     """The module whose globals an inlined function reads (Dynamo's `G['__import_...']`)."""
 
@@ -251,6 +284,28 @@ class NumpyTensorSource(ChainedSource):
 
 
 @dataclass(frozen=True)
+class FloatTensorSource(ChainedSource):
+    """The 0-d float64 tensor a symbolic float argument is as a graph input (Dynamo's FloatTensorSource:
+    `torch._as_tensor_fullprec(base)`); the graph reads its value back with `item()`."""
+
+    def name(self) -> str:
+        return f"___as_tensor({self.base.name()})"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"_as_float64_tensor({base_expr})"
+
+    def graph_input_name(self) -> str:
+        return self.base.graph_input_name()  # the placeholder is named after the float, as in Dynamo
+
+    def reconstruct(self, codegen):
+        import torch
+        codegen.call(torch._as_tensor_fullprec, lambda: self.base.reconstruct(codegen), 1)
+
+
+@dataclass(frozen=True)
 class SourceGroup(Source):
     """Several sources read together: the root of a guard on how their values relate (two names for
     one object, tensors that must stay distinct).  Its value is the tuple of theirs."""
@@ -279,9 +334,15 @@ def _as_tensor(value):
     return torch.as_tensor(value)
 
 
-SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__,
+def _as_float64_tensor(value):
+    import torch
+    return torch._as_tensor_fullprec(value)
+
+
+SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__, "_builtins_of": builtins_of,
                     "_dict_value_at": dict_value_at, "_modules": sys.modules, "_iter_item": iterator_item,
-                    "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor}
+                    "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor,
+                    "_as_float64_tensor": _as_float64_tensor}
 _KEY_NAMES: dict = {}  # (type, key) of each constant key no literal writes -> its name in SOURCE_NAMESPACE
 
 
@@ -311,3 +372,32 @@ def _is_literal(value) -> bool:
 def _fetcher(expression: str):
     code = compile(f"lambda L, G: {expression}", "<source>", "eval")
     return eval(code, {"__builtins__": {}, **SOURCE_NAMESPACE})
+
+
+@dataclass(frozen=True)
+class TensorPropertySource(ChainedSource):
+    """A size, stride or storage offset of a tensor: what a symbol of the ShapeEnv stands for."""
+
+    prop: str  # "size", "stride" or "storage_offset"
+    index: int | None = None
+
+    def name(self) -> str:
+        if self.prop == "storage_offset":
+            return f"{self.base.name()}.storage_offset()"
+        return f"{self.base.name()}.{self.prop}()[{self.index}]"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        if self.prop == "storage_offset":
+            return f"{base_expr}.storage_offset()"
+        return f"{base_expr}.{self.prop}()[{self.index}]"
+
+    def reconstruct(self, codegen):
+        import torch
+        method = getattr(torch.Tensor, self.prop)
+        if self.index is None:
+            codegen.call(method, lambda: self.base.reconstruct(codegen), 1)
+        else:
+            codegen.call(method, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)

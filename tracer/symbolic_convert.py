@@ -8,16 +8,19 @@ building, calls, jumps and loops.
 """
 from __future__ import annotations
 
+import dis
 import linecache
 import operator
 import types
+
+import torch
 
 from . import bytecode
 from .builder import build_lazy, build_sourceless
 from .exc import ObservedException, Unsupported, UserLocation
 from .exception_opcodes import ExceptionOpcodes
 from .guards import InstalledAt
-from .source import GlobalSource, LocalSource
+from .source import BuiltinSource, GlobalsDictSource, GlobalSource, LocalSource, Source, builtins_of
 from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
@@ -29,6 +32,7 @@ from .variables.lists import (ListIteratorVariable, ListVariable, SetVariable, S
                               hash_key, unique_items)
 from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable, UserDefinedClassVariable
+from .variables.sym import SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 
@@ -51,14 +55,24 @@ INSTRUCTION_BUDGET = 2_000_000  # per trace, inlined calls included: an endless 
 class InstructionTranslator(ExceptionOpcodes):
     """Traces one frame: `run()` returns the tracker of the value the frame returns."""
 
+    dispatch: dict  # opname -> handler of this class (dispatch_table), installed per class
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's handlers (the inliner's RETURN_VALUE, YIELD_VALUE) are in its own table."""
+        super().__init_subclass__(**kwargs)
+        cls.dispatch = dispatch_table(cls)
+
     def __init__(self, code: types.CodeType, f_locals: dict, f_globals: dict, output, hook=None,
-                 break_at: int | None = None, closure: tuple | None = None):
+                 break_at: int | None = None, closure: tuple | None = None,
+                 parent: InstructionTranslator | None = None):
+        """The root translator (no parent) traces the compiled frame; a child, a call inlined into parent."""
         self.code = code
         self.decoded = bytecode.decode(code)
         self.instructions = self.decoded.instructions
         self.f_globals = f_globals
         self.output = output
-        output.tx = self
+        if parent is None:
+            output.tx = self  # the translator running now: inline.py hands it to a callee while it runs
         self.hook = hook
         self.stack: list[VariableTracker] = []
         self.symbolic_locals: dict[str, VariableTracker] = {
@@ -69,25 +83,31 @@ class InstructionTranslator(ExceptionOpcodes):
         self.kw_names: tuple[str, ...] = ()
         self.return_value: VariableTracker | None = None
         self.steps = 0
-        self.depth = 0
-        self.root = self
-        self.parent = None
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.root = self if parent is None else parent.root
+        self.parent = parent
         self.cells: dict[str, VariableTracker] = {}  # name -> CellVariable
         for name, real in zip(code.co_freevars, closure or ()):
             if name in self.symbolic_locals:  # the frame's free variables are real cells it shares
                 self.cells[name] = self.real_cell(real, name, self.symbolic_locals[name])
                 output.side_effects.frame_cells[name] = self.cells[name].cell_id
         self.break_at = break_at  # stop before this instruction: the graph breaks there
-        self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
-        if hook is not None:
-            output.on_guard = getattr(hook, "on_guard", None)
-            output.on_node = getattr(hook, "on_node", None)
+        self.grad_mode_at_break: bool | None = None  # the trace's grad mode where it stopped at break_at
+        self.checkpoint: int | None = None  # the last instruction a graph could stop before and go on from as is
+        if parent is None:
+            self.exc_info: ExceptionVariable | None = None  # the exception being handled (sys.exception())
+            if hook is not None:
+                output.on_guard = getattr(hook, "on_guard", None)
+                output.on_node = getattr(hook, "on_node", None)
 
     def global_source(self, name: str):
         return GlobalSource(name)
 
     def side_effect_globals_allowed(self) -> bool:
         return True
+
+    def globals_dict_source(self) -> Source:
+        return GlobalsDictSource()
 
     def inlining_stack(self) -> list["InstructionTranslator"]:
         """Root first: the call stack of the trace."""
@@ -101,10 +121,15 @@ class InstructionTranslator(ExceptionOpcodes):
     def run(self) -> VariableTracker | None:
         """The tracker of the returned value, or None when stopped at `break_at`."""
         dispatch = self.dispatch
+        shapes = self.output.shapes
+        facts = shapes.log if shapes is not None else None  # ShapeEnv facts get the instruction that made them
         while self.return_value is None:
             inst = self.instructions[self.ip]
             self.current = inst
+            if self.parent is None and not self.stack:
+                self.note_checkpoint(inst)
             if inst.index == self.break_at:
+                self.grad_mode_at_break = torch.is_grad_enabled()  # before the blocks' trace-time undo
                 if self.hook is not None:  # the state the graph breaks in is the trace's last step
                     self.hook.on_step(self, inst)
                 return None
@@ -128,7 +153,18 @@ class InstructionTranslator(ExceptionOpcodes):
                     raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
             except Unsupported as error:
                 raise error.at(self.location(), [tx.location() for tx in self.inlining_stack()])
+            if facts is not None and facts.active():
+                facts.stamp(self)
         return self.return_value
+
+    def note_checkpoint(self, inst) -> None:
+        """As Dynamo's speculation points: an instruction of this frame met with an empty stack,
+        outside every try and with-block, once the graph holds more than one operation.  A graph
+        break that cannot resume where it happens (inside a try block) compiles the graph up to the
+        last one and runs the rest of the frame from there as it is."""
+        if bytecode.handler_at(self.decoded.exception_table, inst.offset) is None \
+                and (self.checkpoint is not None or self.output.count_calls() > 1):
+            self.checkpoint = inst.index
 
     # ---- where we are ---------------------------------------------------------------
     def location(self) -> UserLocation:
@@ -309,10 +345,13 @@ class InstructionTranslator(ExceptionOpcodes):
             return stored
         if name in self.f_globals:
             return build_lazy(self, self.f_globals[name], self.global_source(name))
-        builtins_ = self.f_globals.get("__builtins__", __builtins__)
-        builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+        builtins_ = builtins_of(self.f_globals)
         if name in builtins_:
-            return build_sourceless(self, builtins_[name])
+            value = builtins_[name]
+            if callable(value):  # as Dynamo, guarded on its identity; also on no global shadowing it
+                self.output.install_guard(BuiltinSource(name), "ID_MATCH", value)
+                self.output.install_guard(self.globals_dict_source(), "DICT_CONTAINS", (name, False))
+            return build_sourceless(self, value)
         raise Unsupported(f"NameError: name {name!r} is not defined")
 
     def BEFORE_WITH(self, inst):
@@ -466,8 +505,12 @@ class InstructionTranslator(ExceptionOpcodes):
         conversion, has_spec = bytecode.format_conversion(inst)
         spec = self.pop().as_python_constant() if has_spec else ""
         value = self.pop().realize()
+        if isinstance(value, SymNodeVariable):  # as Dynamo: a string needs the value, guarded
+            value = ConstantVariable(value.specialize(f"formatting {value.expr()} into a string needs its value", self))
         if not value.is_python_constant() and not spec and _formats_as_text(value, inst.arg & 0x03):
             # f"{obj}" / f"{obj!r}" of a user object: its __str__ / __repr__, traced
+            if inst.arg & 0x03 == 0 and hasattr(value, "guard_class_lacks"):
+                value.guard_class_lacks(self, "__format__")  # a class that gains one formats differently
             value = BuiltinVariable(repr if inst.arg & 0x03 == 2 else str).call_function(self, [value], {})
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
@@ -634,16 +677,14 @@ def _formats_as_text(value: VariableTracker, conversion: int) -> bool:
         return False
 
 
-def _dispatch_table(cls=None) -> dict:
-    """opname -> handler, for every opcode of this Python that has one."""
-    import dis
+def dispatch_table(cls) -> dict:
+    """opname -> cls's handler, for every opcode of this Python that has one."""
     table = {}
     for name in dis.opname:
-        handler = getattr(cls or InstructionTranslator, name, None)
+        handler = getattr(cls, name, None)
         if callable(handler) and name.isupper():
             table[name] = handler
     return table
 
 
-_DISPATCH = _dispatch_table()
-InstructionTranslator.dispatch = _DISPATCH
+InstructionTranslator.dispatch = dispatch_table(InstructionTranslator)

@@ -23,6 +23,8 @@ import types
 # Parts of torch that are Python machinery, not operators.
 _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.utils", "torch.compiler",
                     "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
+# ... except these helpers inside them, plain Python that Dynamo traces (torch.optim calls them).
+_TRACED_IN_MACHINERY = ("torch.utils._foreach_utils",)
 _BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})
 # Python operators of torch and torch.nn.functional whose body Dynamo traces through to the one C
 # op it calls (so the graph holds that op, torch._C._nn.pad, not the wrapper) ...
@@ -42,10 +44,6 @@ def _module_of(value) -> str:
     if module is None and isinstance(value, types.BuiltinFunctionType):
         module = getattr(getattr(value, "__self__", None), "__name__", None)
     return module or ""
-
-
-def is_torch_module(module: types.ModuleType) -> bool:
-    return module.__name__ == "torch" or module.__name__.startswith("torch.")
 
 
 def _is_builtin_class_method(value) -> bool:
@@ -117,7 +115,7 @@ def classify(value) -> str:
     if module == "torch" or module.startswith("torch."):
         if trace_time_answer(value)[0]:
             return "torch"
-        if module.startswith(_TORCH_MACHINERY):
+        if module.startswith(_TORCH_MACHINERY) and not module.startswith(_TRACED_IN_MACHINERY):
             return "skip"
         if isinstance(value, types.FunctionType):
             return "torch" if id(value) in _tensor_operators() else "user"
@@ -132,6 +130,12 @@ def classify(value) -> str:
         return "user"
     return "skip"
 
+
+
+def is_requested_break(fn) -> bool:
+    """`torch._dynamo.graph_break()`: the code asks for a graph break there (torch.optim does)."""
+    return getattr(fn, "__module__", None) == "torch._dynamo.decorators" and getattr(fn, "__name__", None) == \
+        "graph_break"
 
 
 def module_skip_reason(module) -> str | None:

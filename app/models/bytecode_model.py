@@ -87,13 +87,13 @@ class BytecodeModel(QAbstractTableModel):
 
     # -- QAbstractTableModel -----------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()):
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
         return 0 if parent.isValid() else len(self._instructions)
 
-    def columnCount(self, parent=QModelIndex()):
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
         return 0 if parent.isValid() else len(HEADERS)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt override
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return HEADERS[section]
         return None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tracer.compare import CallDiff, Comparison, FrameDiff
 from tracer.compare.diff import source_text
 from tracer.compare.records import CallRecord, FrameRecord
+from tracer.debug import TraceEnd
 
 from .rows import RowItem
 
@@ -163,7 +164,7 @@ def find_break_step(timelines, frame: str, compile_id: str, function: str | None
     """
     candidates = [i for i, t in enumerate(timelines)
                   if t.frame == frame and _nth_compile(t.compile_id) == _nth_compile(compile_id)]
-    candidates.sort(key=lambda i: timelines[i].outcome.startswith("restarting"))
+    candidates.sort(key=lambda i: timelines[i].ending is TraceEnd.RESTARTING)
     for index in candidates:
         snapshots = timelines[index].snapshots
         for step in range(len(snapshots) - 1, -1, -1):

@@ -65,7 +65,7 @@ def global_path(source_name: str) -> str | None:
 def short_repr(value, limit: int = MAX_REPR) -> str:
     try:
         text = repr(value)
-    except Exception as error:  # a user's __repr__ may raise; the table must still draw
+    except Exception as error:  # noqa: BLE001 - a user's __repr__ may raise; the table must still draw
         text = f"<repr failed: {type(error).__name__}>"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -127,6 +127,23 @@ def format_prediction(prediction, base_dir: str = "") -> tuple[str, str]:
     return "\n".join(lines), PREDICTION_RECOMPILE
 
 
+def parse_shapes(text: str) -> dict[str, tuple[int, ...]]:
+    """The guard editor's new argument shapes: "x=6x2, y=3" -> {"x": (6, 2), "y": (3,)}; "" -> {}."""
+    shapes = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, dims = part.partition("=")
+        name, dims = name.strip(), dims.strip().strip("()[]").replace(" ", "")
+        if not sep or not name.isidentifier() or not dims:
+            raise ValueError(f"{part!r}: write name=size, e.g. x=6x2")
+        try:
+            shapes[name] = tuple(int(d) for d in dims.replace("*", "x").split("x"))
+        except ValueError:
+            raise ValueError(f"{part!r}: sizes are ints separated by x, e.g. x=6x2") from None
+        if any(d < 0 for d in shapes[name]):
+            raise ValueError(f"{part!r}: a size cannot be negative")
+    return shapes
+
+
 def guard_line(guard) -> str:
     """`KIND: expr  # file:line` — one guard, as the compare panes show it."""
     where = guard.installed_at
@@ -177,6 +194,7 @@ class GuardEditorModel:
 
     def __init__(self, session=None):
         self.session = session
+        self.shapes: dict[str, tuple[int, ...]] = {}  # what-if: new argument shapes for the next call
         self.function = None
         functions = self.functions()
         if functions:
@@ -234,7 +252,7 @@ class GuardEditorModel:
                 continue  # a container whose type is pinned: its guarded attributes are the rows
             try:
                 value = editor.get(path)
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - a user's attribute may raise anything; the row says so
                 rows.append(GlobalRow(path, f"<unavailable: {type(error).__name__}>", path_kinds))
                 seen.add(path)
                 continue
@@ -259,7 +277,7 @@ class GuardEditorModel:
             edit = editor.set_expression(path, text)
         except (KeyboardInterrupt, SystemExit):
             raise
-        except BaseException as error:  # the user's expression: any error is shown, nothing changes
+        except BaseException as error:  # noqa: BLE001 - the user's expression: any error is shown, nothing changes
             raise EditError(f"{path} = {text}: {type(error).__name__}: {error}") from None
         return short_repr(edit.new)
 
@@ -273,13 +291,17 @@ class GuardEditorModel:
         if editor is not None:
             editor.undo_all()
 
+    def set_shapes(self, text: str) -> None:
+        """New argument shapes for the prediction and the next call ("x=6x2"); "" for the last call's."""
+        self.shapes = parse_shapes(text)
+
     def predict(self) -> tuple[str, str]:
         """(text, kind): which entry the next call would run, or which guard would fail."""
         if not self.ready:
             return "No function selected.", PREDICTION_NONE
         try:
-            prediction = self.session.predict(self.function)
-        except Exception as error:  # e.g. never called yet, or its arguments no longer bind
+            prediction = self.session.predict(self.function, self.shapes or None)
+        except Exception as error:  # noqa: BLE001 - e.g. never called yet, or its arguments no longer bind
             return f"cannot predict: {error}", PREDICTION_NONE
         return format_prediction(prediction, os.path.dirname(self.session.path))
 

@@ -89,15 +89,15 @@ class RowTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(item.parent.row(), 0, item.parent)
 
-    def rowCount(self, parent=QModelIndex()):
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
         if parent.isValid() and parent.column() != 0:
             return 0
         return len((self.item(parent) or self._root).children)
 
-    def columnCount(self, parent=QModelIndex()):
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802 - Qt override
         return len(self.headers)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802 - Qt override
         role = getattr(role, "value", role)  # ints: the header asks many times per repaint
         if getattr(orientation, "value", orientation) != _HORIZONTAL or not 0 <= section < len(self.headers):
             return None
@@ -172,7 +172,7 @@ class RowTreeModel(QAbstractItemModel):
             return item
         return None
 
-    def setData(self, index, value, role=Qt.EditRole):
+    def setData(self, index, value, role=Qt.EditRole):  # noqa: N802 - Qt override
         item = self.item(index)
         if item is None or role != Qt.CheckStateRole or item.checked is None:
             return False

@@ -116,8 +116,14 @@ def _guard_row(guard, is_new: bool) -> RowItem:
         tooltip += f" (offset {at.offset})" if at.offset is not None else ""
     if guard.installed_by:
         tooltip += f"\nwhile building a {guard.installed_by}"
+    for cause in guard.causes:
+        tooltip += f"\nbecause {cause}"
     claim = guard_claim(guard) if guard.source is not None else guard.expr
-    return RowItem((claim, guard.kind, installed_at_text(guard)), payload=guard, changed=is_new, tooltip=tooltip)
+    row = RowItem((claim, guard.kind, installed_at_text(guard)), payload=guard, changed=is_new, tooltip=tooltip)
+    for cause in guard.causes:  # a shape guard's provenance: clicking one jumps to its instruction
+        row.add(RowItem((f"because {cause.why}", cause.opname or "", installed_at_text(cause)), payload=cause,
+                        dim=True, tooltip=str(cause)))
+    return row
 
 
 def build_source_items(guards, new_count: int = 0, extra_sources=()) -> list[RowItem]:

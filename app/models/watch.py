@@ -146,7 +146,7 @@ class WatchContext:
                 break
             try:
                 value = getattr(value, step) if isinstance(step, str) else value[step]
-            except Exception:  # a path the module does not have (now): say so, never raise
+            except Exception:  # noqa: BLE001 - a path the module does not have (now): say so, never raise
                 found = False
         now = f"{_clip(repr(value))} in the module now" if found else "not in the module"
         if not guards and not found:

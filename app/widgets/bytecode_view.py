@@ -183,10 +183,6 @@ class BytecodeView(theme.FollowsTheme, QWidget):
     def clear(self) -> None:
         self.show_code(None)
 
-    def set_title(self, title: str) -> None:
-        self._title.setText(title)
-        self._title.setVisible(bool(title))
-
     def code(self) -> types.CodeType | None:
         return self._code
 

@@ -159,14 +159,14 @@ class ZoomableView(QGraphicsView):
         else:
             self.setSceneRect(self.scene().itemsBoundingRect().adjusted(-12, -12, 12, 12))
 
-    def wheelEvent(self, event):
+    def wheelEvent(self, event):  # noqa: N802 - Qt override
         if event.modifiers() & Qt.ControlModifier:
             self.zoom(ZOOM_STEP if event.angleDelta().y() > 0 else 1 / ZOOM_STEP)
             event.accept()
             return
         super().wheelEvent(event)
 
-    def resizeEvent(self, event):
+    def resizeEvent(self, event):  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self.refit_if_untouched()
 

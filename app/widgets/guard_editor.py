@@ -15,8 +15,6 @@ answers with `show_outcome`, so the window stays live while it traces.
 """
 from __future__ import annotations
 
-import os
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QGroupBox, QHBoxLayout,
@@ -55,7 +53,7 @@ class GuardEditor(QWidget):
     sig_prediction = Signal(str)  # the prediction text after every edit, undo or call
     sig_called = Signal(object)  # a tracer.debug.CallOutcome, once shown (its .timelines hold the new traces)
     sig_edit_applied = Signal(str, str)  # (path, repr of the new value)
-    sig_call_requested = Signal(object)  # the CompiledFunction to call again with its last arguments
+    sig_call_requested = Signal(object, object)  # (CompiledFunction, new argument shapes or None): call again
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -89,7 +87,28 @@ class GuardEditor(QWidget):
         top.addWidget(self.function_combo)
         top.addStretch(1)
 
-        # left: globals, edit row, prediction, actions, outcome
+        # left: globals and the edit row; right: the prediction, actions and outcome of the next call
+        upper = QSplitter(Qt.Horizontal)
+        upper.addWidget(self._build_globals_box(mono))
+        upper.addWidget(self._build_next_box(mono))
+        upper.setStretchFactor(0, 1)
+        upper.setStretchFactor(1, 1)
+        upper.setChildrenCollapsible(False)
+
+        splitter = QSplitter(Qt.Vertical)
+        splitter.addWidget(upper)
+        splitter.addWidget(self._build_compare_box(mono))  # full width so guard lines stay readable
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self._show_prediction("No function selected.", PREDICTION_NONE)
+
+    def _build_globals_box(self, mono) -> QGroupBox:
+        """The module's globals the entries guard, and the row that sets one."""
         self.table = QTableWidget(0, len(COLUMN_TITLES))
         self.table.setHorizontalHeaderLabels(COLUMN_TITLES)
         self.table.verticalHeader().setVisible(False)
@@ -129,12 +148,27 @@ class GuardEditor(QWidget):
         edit_row.setColumnStretch(1, 2)
         edit_row.setColumnStretch(3, 3)
 
+        globals_box = QGroupBox("Module globals")
+        globals_layout = QVBoxLayout(globals_box)
+        globals_layout.addWidget(self.table, 1)
+        globals_layout.addLayout(edit_row)
+        globals_layout.addWidget(self.error_label)
+        return globals_box
+
+    def _build_next_box(self, mono) -> QGroupBox:
+        """What the next call will do, the buttons that make it or undo edits, and what it did."""
         # a read-only text box, not a QLabel: failure lines are long and must wrap inside a splitter
         self.prediction_view = QPlainTextEdit()
         self.prediction_view.setReadOnly(True)
         self.prediction_view.setFont(mono)
         self.prediction_view.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.prediction_view.setFixedHeight(self.prediction_view.fontMetrics().lineSpacing() * PREDICTION_LINES + 16)
+
+        self.shapes_edit = QLineEdit()  # what-if with tensors of new shapes: the dynamic-shape question
+        self.shapes_edit.setPlaceholderText("new argument shapes, e.g. x=6x2 (empty: the last call's)")
+        self.shapes_edit.setFont(mono)
+        self.shapes_edit.setToolTip("Predict and call again with fresh tensors of these shapes")
+        self.shapes_edit.editingFinished.connect(lambda: self.set_shapes(self.shapes_edit.text()))
 
         self.call_button = QPushButton("Call again")
         self.call_button.setToolTip("Call the function with its last arguments and see what the cache does")
@@ -155,26 +189,16 @@ class GuardEditor(QWidget):
         self.outcome_view.setPlaceholderText("Press “Call again” to run the function with its last arguments.")
         self.outcome_view.setLineWrapMode(QPlainTextEdit.WidgetWidth)
 
-        globals_box = QGroupBox("Module globals")
-        globals_layout = QVBoxLayout(globals_box)
-        globals_layout.addWidget(self.table, 1)
-        globals_layout.addLayout(edit_row)
-        globals_layout.addWidget(self.error_label)
-
         next_box = QGroupBox("Next call")
         next_layout = QVBoxLayout(next_box)
+        next_layout.addWidget(self.shapes_edit)
         next_layout.addWidget(self.prediction_view)
         next_layout.addLayout(actions)
         next_layout.addWidget(self.outcome_view, 1)
+        return next_box
 
-        upper = QSplitter(Qt.Horizontal)
-        upper.addWidget(globals_box)
-        upper.addWidget(next_box)
-        upper.setStretchFactor(0, 1)
-        upper.setStretchFactor(1, 1)
-        upper.setChildrenCollapsible(False)
-
-        # below: compare two cache entries, full width so guard lines stay readable
+    def _build_compare_box(self, mono) -> QGroupBox:
+        """Two cache entries side by side."""
         compare_box = QGroupBox("Compare cache entries")
         compare_layout = QGridLayout(compare_box)
         self.compare_combos = {SIDE_LEFT: QComboBox(), SIDE_RIGHT: QComboBox()}
@@ -191,18 +215,7 @@ class GuardEditor(QWidget):
             compare_layout.addLayout(pick, 0, side)
             compare_layout.addWidget(pane, 1, side)
         compare_layout.setRowStretch(1, 1)
-
-        splitter = QSplitter(Qt.Vertical)
-        splitter.addWidget(upper)
-        splitter.addWidget(compare_box)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 3)
-        splitter.setChildrenCollapsible(False)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(splitter, 1)
-        self._show_prediction("No function selected.", PREDICTION_NONE)
+        return compare_box
 
     # ---- public API ---------------------------------------------------------------------------
     def set_session(self, session) -> None:
@@ -275,7 +288,7 @@ class GuardEditor(QWidget):
         if not self.model.ready or self._busy:
             return None
         self.set_busy(True)
-        self.sig_call_requested.emit(self.model.function)
+        self.sig_call_requested.emit(self.model.function, self.model.shapes or None)
         return None
 
     def set_busy(self, busy: bool) -> None:
@@ -321,6 +334,17 @@ class GuardEditor(QWidget):
 
     def row(self, path: str) -> GlobalRow | None:
         return next((r for r in self._rows if r.path == path), None)
+
+    def set_shapes(self, text: str) -> str:
+        """Ask the prediction (and the next call) for tensors of new shapes ("x=6x2"); returns the prediction."""
+        if self.shapes_edit.text() != text:
+            self.shapes_edit.setText(text)
+        try:
+            self.model.set_shapes(text)
+        except ValueError as error:
+            self._show_prediction(f"cannot predict: {error}", PREDICTION_NONE)
+            return self.prediction_text()
+        return self.predict()
 
     def prediction_text(self) -> str:
         return self.prediction_view.toPlainText()

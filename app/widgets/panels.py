@@ -31,7 +31,7 @@ def _location(filename: str, line) -> str:
 
 
 class _PaddedDelegate(QStyledItemDelegate):
-    def sizeHint(self, option, index):
+    def sizeHint(self, option, index):  # noqa: N802 - Qt override
         hint = super().sizeHint(option, index)
         return QSize(hint.width(), hint.height() + ROW_PADDING)
 
@@ -177,11 +177,6 @@ class CallStackPanel(TreePanel):
         self.model.set_items(items)
         self._fit_columns()
 
-    def set_current_depth(self, depth: int) -> None:
-        for item in self.model.items():
-            if item.payload == depth:
-                self.view.setCurrentIndex(self.model.index_of(item))
-
     def _item_clicked(self, item: RowItem) -> None:
         self.sig_frame_selected.emit(int(item.payload))
 
@@ -287,16 +282,24 @@ class CachePanel(TreePanel):
         reasons = {cid: reason.replace(base, "") for cid, reason in recompile_reasons(frame).items()}
         for entry in frame.cache_entries:
             detail, error = "", False
+            if entry.became_dynamic:  # when and why a dimension went dynamic: first, it is the news
+                detail = "; ".join(map(str, entry.became_dynamic))
             if entry.compile_id in reasons:
-                detail = f"recompiled: {reasons[entry.compile_id]}"
+                detail = _join(detail, f"recompiled: {reasons[entry.compile_id]}")
             if entry.graph_break is not None:
                 detail, error = _join(detail, f"graph break: {entry.graph_break.reason.replace(base, '')}"), True
             if entry.eager_reason:
                 detail, error = _join(detail, f"eager: {entry.eager_reason}"), True
-            node.add(RowItem((f"[{entry.compile_id}]", str(entry.hits), str(len(entry.guards)),
-                              str(len(entry.graphs)), detail.splitlines()[0] if detail else ""),
-                             payload=(name, entry.compile_id), error=error,
-                             tooltip=(detail + "\n" if detail else "") + "double-click: open its trace"))
+            hits = str(entry.hits)
+            if not entry.hits_counted:  # torch runs the code as it is now, without asking Standin
+                hits += "+"
+                detail = _join(detail, "skipped from now on: later calls run as they are and are not counted")
+            row = node.add(RowItem((f"[{entry.compile_id}]", hits, str(len(entry.guards)),
+                                    str(len(entry.graphs)), detail.splitlines()[0] if detail else ""),
+                                   payload=(name, entry.compile_id), error=error,
+                                   tooltip=(detail + "\n" if detail else "") + "double-click: open its trace"))
+            for text in symbol_lines(entry):
+                row.add(RowItem(("symbol", "", "", "", text), dim=True, tooltip=text))
         if frame.compile_events:
             events = node.add(RowItem(("events", "", "", "", f"{len(frame.compile_events)}"), dim=True))
             for event in frame.compile_events:
@@ -320,6 +323,14 @@ class CachePanel(TreePanel):
 
 def _join(first: str, second: str) -> str:
     return f"{first}; {second}" if first else second
+
+
+def symbol_lines(entry) -> list[str]:
+    """`s77 = L['x'].size()[0], seen 3, range [2, 4]` for each symbol of an entry's trace."""
+    shapes = getattr(entry, "shapes", None)
+    if shapes is None:
+        return []
+    return [f"{s.name} = {s.source}, seen {s.value}, range {s.range}" for s in shapes.symbols()]
 
 
 # ---- 7: graph breaks ------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-from PySide6.QtCore import QSettings  # noqa: E402
+import pytest
+from PySide6.QtCore import QSettings
 
 
 @pytest.fixture(autouse=True)

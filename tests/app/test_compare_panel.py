@@ -5,12 +5,12 @@ import pathlib
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
+import pytest
+from PySide6.QtCore import Qt
 
-from app.main_window import MainWindow  # noqa: E402
-from app.models import compare_model as cm  # noqa: E402
-from tracer.compare import CompareRun  # noqa: E402
+from app.main_window import MainWindow
+from app.models import compare_model as cm
+from tracer.compare import CompareRun
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "tests" / "compare_scripts"

@@ -7,14 +7,14 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-from PySide6.QtCore import QPoint, Qt  # noqa: E402
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTableWidget  # noqa: E402
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QTableWidget
 
-from app import cli  # noqa: E402
-from app.main_window import MainWindow  # noqa: E402
-from app.paths import DEFAULT_SCRIPT  # noqa: E402
-from tracer.debug import LineBreakpoint, Navigator  # noqa: E402
+from app import cli
+from app.main_window import MainWindow
+from app.paths import DEFAULT_SCRIPT
+from tracer.debug import LineBreakpoint, Navigator
 
 SEED = os.path.join(os.path.dirname(DEFAULT_SCRIPT), "seed_example.py")
 SEED_BODY_LINE = 21  # `return torch.relu(y - cfg.shift), ...`: run once per trace of f

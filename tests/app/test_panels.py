@@ -3,22 +3,22 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import textwrap  # noqa: E402
+import textwrap
 
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QColor  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication
 
-from app import theme  # noqa: E402
+from app import theme
 
-import tracer.debug  # noqa: E402
-from app.models.row_tree_model import CHANGED_ROLE, PAYLOAD_ROLE  # noqa: E402
-from app.models.source_tree import build_source_items, parent_source_name  # noqa: E402
-from app.models.tracker_tree import COL_KIND, build_locals_items, build_stack_items  # noqa: E402
-from app.widgets.graph_view import GraphPanel, code_text, layout_nodes  # noqa: E402
-from tracer.export.layout import layer_of  # noqa: E402
-from app.widgets.panels import (BreakpointsPanel, BreaksPanel, CachePanel,  # noqa: E402
+import tracer.debug
+from app.models.row_tree_model import CHANGED_ROLE, PAYLOAD_ROLE
+from app.models.source_tree import build_source_items, parent_source_name
+from app.models.tracker_tree import COL_KIND, build_locals_items, build_stack_items
+from app.widgets.graph_view import GraphPanel, code_text, layout_nodes
+from tracer.export.layout import layer_of
+from app.widgets.panels import (BreakpointsPanel, BreaksPanel, CachePanel,
                                 CallStackPanel, LocalsPanel, LogPanel, SourceTreePanel, StackPanel)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -316,3 +316,22 @@ def test_the_graph_code_keeps_keyword_arguments(qtbot):
     qtbot.addWidget(panel)
     panel.show_nodes(nodes)
     assert "softmax(truediv, dim=-1)" in panel.text.toPlainText()
+
+
+def test_cache_panel_marks_the_hits_of_a_code_skipped_for_good_as_not_counted(qtbot):
+    import torch
+
+    import tracer
+
+    def no_ops(x):
+        return x
+
+    opt = tracer.compile(no_ops)
+    for _ in range(3):
+        opt(torch.ones(2))
+    panel = CachePanel()
+    qtbot.addWidget(panel)
+    panel.show_functions([opt])
+    entry, = panel.entry_items()
+    assert entry.values[1] == "1+" and "not counted" in entry.tooltip
+    tracer.reset()

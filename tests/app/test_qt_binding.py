@@ -4,7 +4,7 @@ import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtWidgets import QWidget  # noqa: E402
+from PySide6.QtWidgets import QWidget
 
 
 def test_qt_calls_that_return_nothing_keep_none_alive(qtbot):

@@ -3,10 +3,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from app.main_window import MainWindow  # noqa: E402
-from app.settings import MAX_RECENT, Settings  # noqa: E402
+from app.main_window import MainWindow
+from app.settings import MAX_RECENT, Settings
 
 
 def settings_in(tmp_path) -> Settings:

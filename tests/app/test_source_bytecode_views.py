@@ -3,20 +3,20 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import collections  # noqa: E402
-import pathlib  # noqa: E402
+import collections
+import pathlib
 
-import pytest  # noqa: E402
-from PySide6.QtCore import QPoint, Qt  # noqa: E402
-from PySide6.QtGui import QColor  # noqa: E402
-from PySide6.QtWidgets import QSplitter  # noqa: E402
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QSplitter
 
-from app import theme  # noqa: E402
-from app.widgets import highlight  # noqa: E402
-from app.widgets.bytecode_view import (ACTION_BREAK_OFFSET, ACTION_BREAK_OPCODE, COL_OPNAME, NO_VALUE,  # noqa: E402
+from app import theme
+from app.widgets import highlight
+from app.widgets.bytecode_view import (ACTION_BREAK_OFFSET, ACTION_BREAK_OPCODE, COL_OPNAME, NO_VALUE,
                                        BytecodeView)
-from app.widgets.source_view import ACTION_RUN_TO_LINE, ACTION_TOGGLE_BREAKPOINT, SourceView  # noqa: E402
-from tracer.bytecode import decode  # noqa: E402
+from app.widgets.source_view import ACTION_RUN_TO_LINE, ACTION_TOGGLE_BREAKPOINT, SourceView
+from tracer.bytecode import decode
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SEED = ROOT / "resources" / "examples" / "seed_example.py"

@@ -7,21 +7,21 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pathlib  # noqa: E402
+import pathlib
 
-import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QColor, QPalette, QTextFormat  # noqa: E402
-from PySide6.QtWidgets import QApplication, QSplitter  # noqa: E402
-from pygments.styles import get_style_by_name  # noqa: E402
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette, QTextFormat
+from PySide6.QtWidgets import QApplication, QSplitter
+from pygments.styles import get_style_by_name
 
-from app import theme  # noqa: E402
-from app.models.row_tree_model import RowItem, RowTreeModel  # noqa: E402
-from app.widgets import highlight  # noqa: E402
-from app.widgets.bytecode_view import COL_OPNAME, BytecodeView  # noqa: E402
-from app.widgets.graph_view import GraphPanel  # noqa: E402
-from app.widgets.source_view import SourceView  # noqa: E402
-from tracer.debug.views import GraphNodeView  # noqa: E402
+from app import theme
+from app.models.row_tree_model import RowItem, RowTreeModel
+from app.widgets import highlight
+from app.widgets.bytecode_view import COL_OPNAME, BytecodeView
+from app.widgets.graph_view import GraphPanel
+from app.widgets.source_view import SourceView
+from tracer.debug.views import GraphNodeView
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOUR = ROOT / "resources" / "examples" / "tour.py"

@@ -14,7 +14,7 @@ from typing import Callable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import torch  # noqa: E402
+import torch
 
 VOCAB = 64
 

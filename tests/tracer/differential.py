@@ -15,6 +15,8 @@ plain objects stored in those globals), which is restored afterwards:
 3. ``torch.compile(fn, backend=counter, dynamic=False)`` after
    ``torch._dynamo.reset()``                 -> reference graphs / recompiles
 
+(``dynamic=`` is the case's, False unless it says otherwise; both engines get the same.)
+
 Checked per call:
 * output equals eager (tensors: ``torch.testing.assert_close``; containers and
   constants structurally, with exact types),
@@ -66,7 +68,11 @@ are torch's default dtype, grad mode and deterministic-algorithms switches.
 Modules.  ``module_case(CASES, "mlp", net, call(T(2, 4)), ...)`` compares
 ``torch.compile(net)`` with ``tracer.compile(net)``; ``net`` should also be
 a global of the test file so that mutations (``set_attr("net.flag", 0)``) can
-reach it.  ``same_placeholders=True`` also compares the number of graph inputs.
+reach it.  ``same_placeholders=True`` also compares the graph inputs: their number, and
+which are symbols (``torch.SymInt``) and which tensors, in order.
+
+Dynamic shapes.  ``@case(..., dynamic=None)`` (or True) compiles both engines with that
+``dynamic=``; the default False keeps every size static.
 """
 
 from __future__ import annotations
@@ -157,7 +163,7 @@ def chain(*muts: Mutation) -> Mutation:
 _gen = torch.Generator().manual_seed(1234)
 
 
-def T(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def T(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:  # noqa: N802 - as every case writes it
     """Deterministic random tensor."""
     t = torch.randn(*shape, generator=_gen)
     return t.to(dtype)
@@ -172,6 +178,7 @@ class Case:
     same_placeholders: bool = False  # also compare the number of graph inputs with Dynamo's
     case_name: str | None = None
     globals: dict | None = None  # the globals mutations get (default: fn.__globals__)
+    dynamic: bool | None = False  # torch.compile's dynamic= for both Dynamo and the tracer (None: automatic)
 
     @property
     def name(self) -> str:
@@ -194,22 +201,26 @@ class Case:
 
 
 def case(registry: list, *calls: Call, compiles: str | None = None, state=None,
-         same_placeholders: bool = False):
-    """Decorator: register ``fn`` with its calls in ``registry``; returns fn unchanged."""
+         same_placeholders: bool = False, dynamic: bool | None = False, name: str | None = None):
+    """Decorator: register ``fn`` with its calls in ``registry``; returns fn unchanged.
+
+    ``dynamic`` is passed as ``torch.compile(dynamic=...)`` to both Dynamo and the tracer
+    (False, the default, keeps every size static; None is automatic dynamic)."""
 
     def deco(fn):
-        registry.append(Case(fn, list(calls), compiles, state, same_placeholders))
+        registry.append(Case(fn, list(calls), compiles, state, same_placeholders, name, dynamic=dynamic))
         return fn
 
     return deco
 
 
 def module_case(registry: list, name: str, module: torch.nn.Module, *calls: Call,
-                compiles: str | None = None, state=None, same_placeholders: bool = False) -> None:
+                compiles: str | None = None, state=None, same_placeholders: bool = False,
+                dynamic: bool | None = False) -> None:
     """Register an nn.Module instance as the callable under test (its globals for
     mutations and restoring are the calling test file's)."""
     g = sys._getframe(1).f_globals
-    registry.append(Case(module, list(calls), compiles, state, same_placeholders, name, g))
+    registry.append(Case(module, list(calls), compiles, state, same_placeholders, name, g, dynamic=dynamic))
 
 
 def parametrize(registry: list):
@@ -254,7 +265,9 @@ def _copy_arg(v: Any, memo: dict | None = None) -> Any:
 
 def _copy_new(v: Any, memo: dict) -> Any:
     if isinstance(v, torch.Tensor):
-        return v.clone()
+        new = v.clone()  # with the dimension markers mark_dynamic & co. left on it
+        new.__dict__.update({k: copy.copy(x) for k, x in vars(v).items() if k.startswith(("_dynamo", "_has_dynamo"))})
+        return new
     if _is_plain_object(v) and not isinstance(v, (Case, Call)):
         new = copy.copy(v)
         d = vars(new)
@@ -636,7 +649,7 @@ def run_dynamo(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
     backend = CountingBackend()
     torch._dynamo.reset()
     counters.clear()
-    opt = torch.compile(c.fn, backend=backend, dynamic=False)
+    opt = torch.compile(c.fn, backend=backend, dynamic=c.dynamic)
     code = _dynamo_code(c, opt)
     state = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0}
     rec_problems: list[str] = []
@@ -681,7 +694,7 @@ def run_dynamo(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
 def run_tracer(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
     backend = CountingBackend()
     tracer.reset()
-    opt = tracer.compile(c.fn, backend=backend)
+    opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic)
     state = {"events": 0, "graphs": 0}
 
     def before(cr):
@@ -768,6 +781,12 @@ def _placeholders(gm: torch.fx.GraphModule) -> list[str]:
     return [n.name for n in gm.graph.nodes if n.op == "placeholder"]
 
 
+def placeholder_kinds(gm: torch.fx.GraphModule) -> list[str]:
+    """Per graph input, in order: "SymInt" (a symbol: a size or an int argument) or "Tensor"."""
+    return ["SymInt" if isinstance(n.meta.get("example_value"), torch.SymInt) else "Tensor"
+            for n in gm.graph.nodes if n.op == "placeholder"]
+
+
 def _format_report(c: Case, title: str, problems: list[str], runs: dict[str, RunRecord]) -> str:
     out = io.StringIO()
     print(f"==== {title}: {c.name} ====", file=out)
@@ -842,9 +861,9 @@ def check_case(c: Case) -> Result:
         else:
             for j, (tg, dg) in enumerate(zip(t.graphs, d.graphs)):
                 problems.extend(op_list_problems(f"call {i} graph {j}", tg, dg, c.is_module))
-                if c.same_placeholders and len(_placeholders(tg)) != len(_placeholders(dg)):
-                    problems.append(f"call {i} graph {j}: {len(_placeholders(tg))} graph inputs, "
-                                    f"Dynamo {len(_placeholders(dg))}\n"
+                if c.same_placeholders and placeholder_kinds(tg) != placeholder_kinds(dg):
+                    problems.append(f"call {i} graph {j}: graph inputs {placeholder_kinds(tg)}, "
+                                    f"Dynamo {placeholder_kinds(dg)}\n"
                                     f"      tracer: {_placeholders(tg)}\n"
                                     f"      dynamo: {_placeholders(dg)}")
         if d.reasons and t.compiled:

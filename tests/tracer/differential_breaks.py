@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -71,7 +70,7 @@ class BreakCase(Case):
 
 def break_case(registry: list, *calls: Call, compiles: str | None = None, state=None,
                breaks: bool | None = True, name: str | None = None, raises: bool = False,
-               all_frames: bool = False, same_placeholders: bool = False):
+               all_frames: bool = False, same_placeholders: bool = False, dynamic: bool | None = False):
     """Decorator: register ``fn`` (a function or, via ``name=``, anything callable
     whose globals are the test file's) with its calls; returns fn unchanged.
     ``raises=True``: calls may raise, and must raise in each run what they raise eagerly.
@@ -80,7 +79,7 @@ def break_case(registry: list, *calls: Call, compiles: str | None = None, state=
     def deco(fn):
         registry.append(BreakCase(fn=fn, calls=list(calls), compiles=compiles, state=state,
                                   case_name=name, breaks=breaks, raises=raises, all_frames=all_frames,
-                                  same_placeholders=same_placeholders))
+                                  same_placeholders=same_placeholders, dynamic=dynamic))
         return fn
 
     return deco
@@ -178,7 +177,7 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
     backend = CountingBackend()
     torch._dynamo.reset()
     counters.clear()
-    opt = torch.compile(c.fn, backend=backend, dynamic=False)
+    opt = torch.compile(c.fn, backend=backend, dynamic=c.dynamic)
     code = D._dynamo_code(c, opt)
     st = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0, "names": 0, "breaks": 0, "installed": 0}
     problems: list[str] = []
@@ -218,6 +217,7 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
             rec = cap.attach(D._run_sequence(c, cap, before, after, snap=snap))
         finally:
             breaks = dict(counters["graph_break"])
+            unresumed = dict(counters["unimplemented"])
             torch._dynamo.reset()
     rec.problems.extend(problems)
     rec.dynamo_breaks = breaks
@@ -226,7 +226,9 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
     broke = bool(breaks) or any(
         n.startswith("torch_dynamo_resume_in_") for cr in rec.calls for n in getattr(cr, "frames", [])) \
         or any("eager_fallback" in cr.kinds for cr in rec.calls)
-    if c.breaks is True and not broke:
+    # a break no resume function can take (inside a try block) stays "unimplemented": Dynamo compiled
+    # the graph up to its last checkpoint, and the rest of the frame ran as it is
+    if c.breaks is True and not broke and not unresumed:
         rec.problems.append("the case is meant to graph-break but Dynamo made no graph break")
     if c.breaks is False and broke:
         rec.problems.append(f"the case is meant not to graph-break; Dynamo graph breaks: {breaks}")
@@ -242,7 +244,7 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
 
     backend = CountingBackend()
     tracer.reset()
-    opt = tracer.compile(c.fn, backend=backend)
+    opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic)
     st = {"events": 0, "graphs": 0, "all": 0}
 
     def all_events():

@@ -14,13 +14,15 @@ engines that build the same graph and install the same guards:
 * Dynamo prints a local variable bare (``n == 1``, ``tensor 'x'``), we print ``L['n']``;
   ``X.__class__`` is ``type(X)``, ``dict(C.__dict__)['a']`` is ``C.a``, and an ndarray argument
   read as a tensor is ``___from_numpy(a)`` there, ``___as_tensor(a)`` here;
-* for a tensor check, Dynamo names one index of a size or stride and a dtype as its scalar
-  type (``Float``); we print the whole size / stride tuple and the torch dtype;
+* a tensor check's failure is in Dynamo's words on both sides (``tensor 'x' size mismatch at
+  index 0. expected 3, actual 2``), but Dynamo spells a dtype as its scalar type (``Float``), we
+  as the torch dtype;
 * guards that state one premise in two ways: Dynamo checks a dict's keys through its length
   (``len(d) == 2``, ``not d`` when empty), ``KeyError on d['a']``, ``list(dict.keys(d))[0] ==
   'a'`` and ``not ___dict_contains('c', d)``, where our one DICT_KEYS_MATCH lists the keys; an
   empty list is ``not LOG`` there, ``len(LOG) == 0`` here; ``not hasattr(o, 'a')`` is our
-  ``not ___dict_contains('a', o.__dict__)``; a ParameterList's ``_size`` our key list of its
+  ``not ___dict_contains('a', o.__dict__)`` or the same of a class dict on o's MRO (for 'a' or
+  for '__getattr__'); a ParameterList's ``_size`` our key list of its
   ``_parameters``; a NaN float ``__math_isnan(s)``, our ``s == nan``; a slice's ``s.stop == 2``
   our ``s == slice(0, 2, None)``; a value object (an enum member, a NumPy dtype) Dynamo guards
   by identity (``___check_obj_id``), we may by equality; an identity or type-identity check is
@@ -145,9 +147,9 @@ def per_entry(text: str) -> dict[int, str]:
 
 
 def failing_guards(opt, args: tuple, kwargs: dict) -> dict[int, list[str]]:
-    """Every guard of each of our cache entries that fails for this call, as `expr, got ...`:
-    Dynamo reports the first failure in its own guard order, so its guard must be among ours."""
-    from tracer.guards.kinds import actual_text, check_one
+    """Every guard of each of our cache entries that fails for this call, in the words our recompile
+    reason uses: Dynamo reports the first failure in its own guard order, so its guard must be among ours."""
+    from tracer.guards.compiled import failure_text
     args, kwargs = opt.partial_args + tuple(args), {**opt.partial_keywords, **kwargs}  # a compiled partial
     f_locals = opt.bind(args, kwargs)
     if f_locals is None:
@@ -155,20 +157,8 @@ def failing_guards(opt, args: tuple, kwargs: dict) -> dict[int, list[str]]:
     f_globals = opt.fn.__globals__
     out: dict[int, list[str]] = {}
     for k, entry in enumerate(opt.cache_entries):
-        texts = []
-        for guard in entry.guards:
-            try:
-                value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
-            except Exception as error:
-                texts.append(f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})")
-                continue
-            try:
-                ok = check_one(guard, value)
-            except Exception:
-                ok = False
-            if not ok:
-                texts.append(f"{guard.expr}, {actual_text(guard, value)}")
-        out[k] = texts
+        texts = [failure_text(guard, f_locals, f_globals) for guard in entry.guards]
+        out[k] = [text for text in texts if text is not None]
     return out
 
 
@@ -177,6 +167,8 @@ def _normalise(text: str) -> str:
     text = re.sub(r"\bL\['([A-Za-z_]\w*)'\]", r"\1", text)  # ours names locals L['x']; Dynamo bare
     text = re.sub(r"\bdict\((.+?)\.__dict__\)\['(\w+)'\]", r"\1.\2", text)  # a class attribute read
     text = text.replace("___from_numpy(", "___as_tensor(")  # an ndarray argument seen as a tensor
+    text = re.sub(r"\bG\['__builtins_dict___\d+'\]", "G['__builtins_dict___0']", text)  # Dynamo counts per process
+    text = re.sub(r"\.? Guard failed on a parameter, consider .*$", "", text)  # Dynamo's hint after a parameter's
     while True:  # X.__class__ is type(X)
         new = re.sub(r"((?:[GL]\['[^']+'\]|\b[A-Za-z_]\w*)(?:\.\w+|\[[^\]]*\])*)\.__class__", r"type(\1)", text)
         if new == text:
@@ -193,8 +185,10 @@ _TENSOR = re.compile(r"tensor '(?P<name>.+?)' (?P<attr>size|stride|dtype|rank|re
                      r"dispatch key set) mismatch(?: at index (?P<index>\d+))?\.\s*(?:expected|Expected)"
                      r"\s*(?P<expected>[^,]*?)(?:,\s*actual\s*(?P<actual>.*))?$")
 _NOT_A_TENSOR = re.compile(r"expected type of '(?P<name>.+?)' to be a tensor type, ' but found (?P<found>.*)$")
-_OURS_TENSOR = re.compile(r"^check_tensor\((?P<name>.+?), \w+, .*?\), (?:(?P<attr>\w+) mismatch: "
-                          r"expected (?P<expected>.*), actual (?P<actual>.*)|got (?P<got>.*))$")
+_OURS_TENSOR = re.compile(r"^check_tensor\((?P<name>.+?), \w+, .*?\), got (?P<got>.*)$")  # not a tensor now
+_OURS_MISMATCH = re.compile(r"^tensor '(?P<name>.+?)' (?P<attr>type|size|stride|dtype|rank|requires_grad|device|"
+                            r"dispatch key set) mismatch(?: at index (?P<index>\d+))?\.\s*expected\s*"
+                            r"(?P<expected>[^,]*?)(?:,\s*actual\s*(?P<actual>.*))?$")
 _SCALAR_TYPE = {"Float": torch.float32, "Double": torch.float64, "Half": torch.float16,
                 "BFloat16": torch.bfloat16, "Long": torch.int64, "Int": torch.int32, "Short": torch.int16,
                 "Char": torch.int8, "Byte": torch.uint8, "Bool": torch.bool, "ComplexFloat": torch.complex64,
@@ -265,6 +259,10 @@ def states(dynamo: str, ours: str) -> bool:
     if m := re.fullmatch(r"not hasattr\((?P<s>.+), (?P<k>'\w+')\)", claim):  # we read the instance's __dict__
         if ours.startswith(f"not ___dict_contains({m['k']}, {m['s']}.__dict__)"):
             return True
+        # ... and the class dicts along its MRO, for the name and for a __getattr__ that would answer it
+        mro = rf"(?:type\({re.escape(m['s'])}\)|{re.escape(m['s'])})\.__mro__\[\d+\]\.__dict__"
+        if re.match(rf"not ___dict_contains\((?:{re.escape(m['k'])}|'__getattr__'), {mro}\)", ours):
+            return True
     if m := re.fullmatch(r"(?P<s>.+)\._size == (?P<n>\d+)", claim):  # a ParameterList / ModuleList's length
         for part in ("_parameters", "_modules"):
             keys = _our_keys(ours, f"{m['s']}.{part}")
@@ -286,35 +284,22 @@ def states(dynamo: str, ours: str) -> bool:
 
 
 def _tensor_problem(m: re.Match, ours: str) -> str | None:
-    o = _OURS_TENSOR.match(ours)
-    if o is None or o["attr"] is None:
+    """None if our tensor mismatch (in Dynamo's words, our dtype spelled torch.float32) is Dynamo's."""
+    o = _OURS_MISMATCH.match(ours)
+    if o is None:
         return f"not a tensor metadata failure of {m['name']}"
     if o["name"] != m["name"]:
         return f"names tensor {o['name']}, Dynamo {m['name']}"
-    attr = m["attr"]
-    if attr == "rank":
-        if o["attr"] != "size":
-            return f"says {o['attr']} mismatch, Dynamo rank mismatch"
-        ranks = (str(len(_literal(o["expected"]))), str(len(_literal(o["actual"]))))
-        return None if ranks == (m["expected"].strip(), (m["actual"] or "").strip()) else (
-            f"ranks {ranks}, Dynamo expected {m['expected']} actual {m['actual']}")
-    wanted = {"device index": "device", "dispatch key set": "dispatch_keys"}.get(attr, attr)
-    if o["attr"] != wanted:
-        return f"says {o['attr']} mismatch, Dynamo {attr} mismatch"
-    if attr in ("size", "stride"):
-        i = int(m["index"])
-        got = (str(_literal(o["expected"])[i]), str(_literal(o["actual"])[i]))
-        want = (m["expected"].strip(), (m["actual"] or "").strip())
-        return None if got == want else f"{attr}[{i}] expected/actual {got}, Dynamo {want}"
+    attr = {"device index": "device"}.get(m["attr"], m["attr"])
+    if o["attr"] != attr:
+        return f"says {o['attr']} mismatch, Dynamo {m['attr']} mismatch"
+    want = (m["index"], m["expected"].strip(), (m["actual"] or "").strip())
+    got = (o["index"], o["expected"].strip(), (o["actual"] or "").strip())
     if attr == "dtype":
-        want = (_SCALAR_TYPE.get(m["expected"].strip()), _SCALAR_TYPE.get((m["actual"] or "").strip()))
-        got = (o["expected"].strip(), o["actual"].strip())
-        return None if got == tuple(str(d) for d in want) else f"dtypes {got}, Dynamo {want}"
-    if attr == "requires_grad":
-        want = m["expected"].strip().removeprefix("requires_grad=")
-        return None if o["expected"].strip() == str(bool(int(want))) else (
-            f"expected requires_grad={o['expected']}, Dynamo {want}")
-    return None
+        want = (None, *(str(_SCALAR_TYPE.get(t)) for t in want[1:]))
+    if attr in ("device", "dispatch key set"):  # spelled differently: the attribute is the premise
+        return None
+    return None if got == want else f"{attr} index/expected/actual {got}, Dynamo {want}"
 
 
 def reason_problems(where: str, dynamo_reasons: list[str], failing: dict[int, list[str]],

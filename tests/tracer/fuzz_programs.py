@@ -20,8 +20,10 @@ from dataclasses import dataclass, replace
 
 HEADER = '''\
 import collections
+import dataclasses
 import functools
 
+import numpy as np
 import torch
 
 SCALE = 2.0
@@ -136,6 +138,76 @@ class Logged:
     def __exit__(self, kind, value, tb):
         LOG.append("exit " + self.name + (" " + kind.__name__ if kind else ""))
         return False
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float = 2.0
+
+    def norm(self):
+        return self.x + self.y
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: float
+    b: int = 1
+
+
+class Dyn:
+    """Attributes it lacks come from __getattr__; one set on the instance shadows it."""
+
+    def __init__(self):
+        self.known = 3.0
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return float(len(name))
+
+
+PT = Point(1.0)
+DYN = Dyn()
+DYN_GETATTR = vars(Dyn)["__getattr__"]
+TAGS = {1, 2, 3}
+ADD2 = functools.partial(torch.add, alpha=2)
+ARR = np.array([1.0, 2.0, 3.0])
+
+
+def helper(t, k=1.0):
+    return t * k + SCALE
+
+
+HELPER = helper
+REC = rec
+COUNTER = make_counter()
+
+
+class Tracked:
+    """Every store is logged by a __setattr__ written in Python."""
+
+    def __setattr__(self, name, value):
+        LOG.append("set " + name)
+        object.__setattr__(self, name, value)
+
+
+TRK = Tracked()
+TRK.val = 1.0
+
+
+class Plain:
+    """Gains attributes and special methods between calls."""
+
+
+PLAIN = Plain()
+ORD = collections.OrderedDict(a=1.0, b=2.0)
+
+
+class AppError(Exception):
+    def __init__(self, code):
+        super().__init__(f"code {code}")
+        self.code = code
 '''
 
 # What may change between calls; each is the body of a function in the program.
@@ -159,10 +231,39 @@ MUTATIONS = {
     "net_method": "Net.helper = lambda self, t: t - self.factor",
     "net_buffer": "NET.offset = torch.zeros(3)",
     "partial": "global HALVE\nHALVE = functools.partial(rec, 3)",
+    "point_x": "PT.x = PT.x + 1.0",
+    "point_new": "global PT\nPT = Point(5.0, 1.0)",
+    "dyn_shadow": "DYN.extra = 4.0",
+    "dyn_getattr": "Dyn.__getattr__ = lambda self, name: 0.5",
+    "tags_add": "TAGS.add(len(TAGS) + 1)",
+    "add2": "global ADD2\nADD2 = functools.partial(torch.add, alpha=3)",
+    "arr": "ARR[0] = ARR[0] + 1.0",
+    "defaults": "helper.__defaults__ = (2.0,)",
+    "helper": "global helper\nhelper = lambda t, k=1.0: t - k",
+    "rec": "global rec\nrec = lambda depth, t: t * 0 + depth",
+    "obj_class": "OBJ.__class__ = Base",
+    "trk": "TRK.val = TRK.val + 1.0",
+    "net_eval": "NET.eval()",
+    "no_grad_mode": "torch.set_grad_enabled(False)",
+    "default_dtype": "torch.set_default_dtype(torch.float64)",
+    "counter": "COUNTER()",
+    "ord_move": "ORD.move_to_end('a')",
+    "plain_attr": "Plain.zz = 4.0",
+    "plain_getattr": "Plain.__getattr__ = lambda self, name: 0.25",
+    "plain_format": "Plain.__format__ = lambda self, spec: 'formatted'",
+    "plain_str": "Plain.__str__ = lambda self: 'plain!'",
     "restore": "for name, value in ORIGINAL.items():\n    setattr(Base, name, value)\n"
                "Child.apply = CHILD_APPLY\nOBJ.__dict__.pop('k', None)\n"
                "for name, value in NET_ORIGINAL.items():\n    setattr(Net, name, value)\n"
-               "NET.__dict__.pop('scale', None)\nNET.offset = torch.ones(3)",
+               "NET.__dict__.pop('scale', None)\nNET.offset = torch.ones(3)\n"
+               "global PT, ADD2\nPT = Point(1.0)\nDYN.__dict__.pop('extra', None)\nDyn.__getattr__ = DYN_GETATTR\n"
+               "TAGS.intersection_update({1, 2, 3})\nADD2 = functools.partial(torch.add, alpha=2)\n"
+               "ARR[:] = np.array([1.0, 2.0, 3.0])\n"
+               "global helper, rec\nhelper = HELPER\nhelper.__defaults__ = (1.0,)\nrec = REC\n"
+               "OBJ.__class__ = Child\nNET.train()\ntorch.set_grad_enabled(True)\n"
+               "torch.set_default_dtype(torch.float32)\nORD.move_to_end('b')\n"
+               "for name in ('zz', '__getattr__', '__format__', '__str__'):\n"
+               "    if name in vars(Plain):\n        delattr(Plain, name)",
 }
 
 
@@ -423,11 +524,156 @@ class _Gen:
         i = self.fresh("int")
         return self.block([f"{i} = len(str({expr}))"], [(i, "int")])
 
+    def getattr_objects(self):
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"{self.t()} * DYN.known", f"{self.t()} + DYN.abc", f"{self.t()} + DYN.extra",
+                                f"{self.t()} * getattr(DYN, 'wxyz')", f"{self.t()} + hasattr(DYN, 'extra')",
+                                f"{self.t()} + getattr(DYN, '_hidden', 1.5)", f"{self.t()} + len(vars(DYN))"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
+    def dataclasses_(self):
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"{self.t()} * Point(float({self.i()})).norm()", f"{self.t()} * PT.x",
+                                f"{self.t()} + dataclasses.replace(PT, y=3.0).norm()",
+                                f"{self.t()} + len(dataclasses.asdict(PT))", f"{self.t()} + (PT == Point(1.0))",
+                                f"{self.t()} * Frozen(2.0).a", f"{self.t()} + len(dataclasses.fields(PT))",
+                                f"{self.t()} + sum(dataclasses.astuple(PT))", f"{self.t()} + PT.norm()",
+                                f"{self.t()} + hash(Frozen(1.0, {self.i()})) % 7",
+                                f"{self.t()} + len(repr(Point({self.i()}, 0.5)))"])
+        lines = [f"{t} = {expr}"]
+        if self.rng.random() < 0.2:
+            lines.append(self.rng.choice(["PT.y = PT.y + 1.0", "p = Point(1.0); p.x = 4.0; PT.x = p.x"]))
+        return self.block(lines, [(t, "tensor")])
+
+    def partials(self):
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"ADD2({self.t()}, {self.t()})", f"functools.partial(make_scaler(2.0))({self.t()})",
+                                f"functools.partial(torch.mul, other={self.i()})({self.t()})",
+                                f"HALVE.func(1, {self.t()})", f"{self.t()} + len(HALVE.args)",
+                                f"functools.partial(rec, 1)({self.t()})",
+                                f"functools.partial(ADD2, {self.t()})({self.t()})",
+                                f"{self.t()} + functools.reduce(lambda a, b: a + b, lst, 0)",
+                                f"{self.t()} + ADD2.keywords['alpha']"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
+    def numpy_(self):
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"torch.from_numpy(ARR).float() + {self.t()}", f"{self.t()} + float(np.sum(ARR))",
+                                f"{self.t()} + torch.as_tensor(np.array(lst)).sum()",
+                                f"torch.from_numpy({self.t()}.detach().numpy() * 2)", f"{self.t()} + np.float32(2.0)",
+                                f"{self.t()} * np.pi", f"{self.t()} + len(np.arange({self.i()}))",
+                                f"{self.t()} + np.mean(np.array(lst, dtype=np.float64))",
+                                f"{self.t()} + int(np.argmax(ARR))"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
+    def sets(self):
+        t = self.fresh("tensor")
+        a, b = self.t(), self.t()
+        expr = self.rng.choice([f"{a} + len({{{a}, {b}}})", f"{a} + ({a} in {{{a}, {b}}})",
+                                f"{a} + len(set(lst) | TAGS)", f"{a} + len(TAGS & set(lst))",
+                                f"{a} + sorted(TAGS)[-1]", f"{a} + len(frozenset(lst))",
+                                f"{a} + len({{u.shape for u in ({a}, {b})}})", f"{a} + ({self.i()} in TAGS)",
+                                f"{a} + len(TAGS - {{{self.i()}}})"])
+        lines = [f"{t} = {expr}"]
+        if self.rng.random() < 0.2:
+            lines.append(self.rng.choice(["TAGS.add(n + 10)", "TAGS.discard(1)", "s = {x}; s.add(x); LOG.append(len(s))"]))
+        return self.block(lines, [(t, "tensor")])
+
+    def in_place_args(self):
+        """Mutations of the arguments themselves (eager leaves them changed; so must Standin)."""
+        line = self.rng.choice([f"{self.t()}.add_(1)", "x.mul_(2)", f"x[0] = float({self.i()})", "x += 1",
+                                "x.clamp_(min=0)", "x.view(-1)[0].zero_()", "lst.sort()", "lst.reverse()",
+                                "d.clear()", "d.update(TABLE)", "torch.add(x, 1, out=x)",
+                                "x.copy_(x * 2)", "lst[:] = [v + 1 for v in lst]", "d['a'] = d.get('a', 0) + 1"])
+        return self.block([line])
+
+    def globals_fns(self):
+        """Global functions, their defaults and cells: each may be replaced between calls."""
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"helper({self.t()})", f"helper({self.t()}, k={self.i()})",
+                                f"{self.t()} + COUNTER()", f"rec(2, {self.t()})", f"{self.t()} * len(helper.__defaults__)",
+                                f"{self.t()} + helper.__defaults__[0]", f"{self.t()} * TRK.val",
+                                f"{self.t()} + isinstance(OBJ, Child)", f"{self.t()} + (type(OBJ) is Base)",
+                                f"{self.t()} + len(type(OBJ).__name__)"])
+        lines = [f"{t} = {expr}"]
+        if self.rng.random() < 0.25:
+            lines.append(self.rng.choice(["TRK.val = float(n)", "TRK.other = 2.0", "COUNTER()"]))
+        return self.block(lines, [(t, "tensor")])
+
+    def global_state(self):
+        """Torch's global state (grad mode, default dtype, a module's training flag) read in the trace."""
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"{self.t()} * (2 if NET.training else 3)", f"torch.ones(3) + {self.t()}",
+                                f"{self.t()} + torch.is_grad_enabled()", f"{self.t()} + (torch.get_default_dtype() is torch.float64)",
+                                f"NET({self.t()}) * 1", f"{self.t()} + NET.lin.weight.requires_grad",
+                                f"{self.t()} + torch.zeros(2, 3).sum()", f"{self.t()} + torch.tensor(1.5)",
+                                f"{self.t()}.to(torch.get_default_dtype())"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
+    def shapes(self):
+        t = self.fresh("tensor")
+        a = self.t()
+        expr = self.rng.choice([f"{a} + {a}.ndim", f"{a} * {a}.shape[-1]", f"{a}.reshape(-1)[:2].sum() + {a}",
+                                f"{a} + torch.zeros_like({a})", f"{a}.new_ones({a}.shape[-1]) + {a}",
+                                f"{a} + ({a}.size(0) if {a}.ndim > 1 else 0)", f"{a}.flatten().flip(0)[0] + {a}",
+                                f"{a} + len({a})", f"{a}.t().contiguous().t() + 1", f"{a} + {a}.numel()"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
+    def aliasing(self):
+        """Views of an argument changed in place: the argument changes too."""
+        t = self.fresh("tensor")
+        lines = self.rng.choice([["y = x.view(-1)", "y.mul_(2)", f"{t} = x + 1"],
+                                 ["y = x[..., :1]", "y.add_(n)", f"{t} = x * 1"],
+                                 ["y = x.reshape(-1)", "y[0] = 5.0", f"{t} = y + x.sum()"],
+                                 ["y = x.detach()", "y.sub_(1)", f"{t} = x.clone()"],
+                                 ["y = x", "y += 2", f"{t} = x - y"]])
+        return self.block(lines, [(t, "tensor")])
+
+    def app_errors(self):
+        t = self.fresh("tensor")
+        lines = [f"{t} = {self.t()} * 1", "try:", f"    if n {self.rng.choice(['>', '<', '=='])} 1:",
+                 f"        raise AppError(n) {self.rng.choice(['', 'from KeyError(n)', 'from None'])}",
+                 f"    {t} = {t} + 1", "except AppError as e:",
+                 f"    {t} = {t} + e.code + len(e.args) + (e.__cause__ is None)"]
+        return self.block(lines, [(t, "tensor")])
+
+    def comprehensions(self):
+        i = self.fresh("int")
+        expr = self.rng.choice(["sum([(w := v * 2) for v in lst]) + w if lst else 0", "len(f'{n:03d}')",
+                                "len('-'.join(map(str, lst)))", "max(d, key=d.get) == 'a' if d else -1",
+                                "min(lst, key=lambda v: -v) if lst else 0", "1 if 0 < n <= 2 else 2",
+                                "sum(v for v in lst if v % 2)", "len([k for k in d if k in TABLE])",
+                                "sum(a * b for a, b in zip(lst, ITEMS))", "len({v: k for k, v in d.items()})",
+                                "next((v for v in lst if v > 1), -1)", "sum(sorted(lst)[1:])"])
+        return self.block([f"{i} = int({expr})"], [(i, "int")])
+
+    def generators_more(self):
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"sum(x for _, x in zip(lst, gen({self.t()}, 3)))",
+                                f"list(gen({self.t()}, {self.i()} % 3 + 1))[-1]",
+                                f"{self.t()} + sum(1 for _ in gen(0, len(lst)))",
+                                f"torch.stack([*gen({self.t()}, 2)]).sum(0)",
+                                f"{self.t()} + len(list(enumerate(gen(1, n))))"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
+    def missing_attrs(self):
+        """Attributes a class lacks (and may gain), an OrderedDict's order (which may change)."""
+        t = self.fresh("tensor")
+        expr = self.rng.choice([f"{self.t()} * getattr(PLAIN, 'zz', 1.0)", f"{self.t()} + hasattr(PLAIN, 'zz')",
+                                f"{self.t()} + hasattr(Plain, 'zz')", f"{self.t()} + f'{{PLAIN}}'.startswith('<')",
+                                f"{self.t()} + str(PLAIN).startswith('<')", f"{self.t()} + (list(ORD)[0] == 'a')",
+                                f"{self.t()} * next(iter(ORD.values()))", f"{self.t()} + len(ORD)",
+                                f"{self.t()} * getattr(PLAIN, 'other', 2.0)"])
+        return self.block([f"{t} = {expr}"], [(t, "tensor")])
+
     FAMILIES = (("arith", 6), ("ints", 3), ("dicts", 5), ("dict_mutation", 2), ("lists", 4), ("list_mutation", 2),
                 ("objects", 5), ("object_store", 1), ("globals_", 2), ("breaks", 3), ("with_block", 2),
                 ("try_block", 2), ("control", 3), ("functions", 3), ("closure", 1), ("deep_recursion", 0.15),
                 ("starred_call", 2), ("modules", 3), ("more_dicts", 3), ("asserts", 1),
-                ("across_breaks", 2))
+                ("across_breaks", 2), ("getattr_objects", 2), ("dataclasses_", 2), ("partials", 2),
+                ("numpy_", 2), ("sets", 2), ("in_place_args", 2), ("globals_fns", 2), ("global_state", 2),
+                ("shapes", 2), ("aliasing", 1), ("app_errors", 1), ("comprehensions", 2),
+                ("generators_more", 1), ("missing_attrs", 2))
 
     def body(self, size: int) -> tuple[Block, ...]:
         names, weights = zip(*self.FAMILIES)

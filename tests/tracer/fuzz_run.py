@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 import warnings
@@ -41,12 +42,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
 
-import torch
-from fuzz_programs import Program, generate
+import numpy as np  # noqa: E402 - after the sys.path lines above
+import torch  # noqa: E402
+from fuzz_programs import Program, generate  # noqa: E402
 
-import tracer
+import tracer  # noqa: E402
 
-STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ", "NET", "HALVE")
+STATE_NAMES = ("SCALE", "COUNT", "LOG", "TABLE", "ITEMS", "OBJ", "NET", "HALVE", "PT", "DYN", "TAGS", "ADD2", "ARR",
+               "TRK", "helper", "rec", "ORD", "PLAIN")
+CLASS_NAMES = ("Base", "Child", "Net", "Dyn", "Point", "Tracked", "Plain")
+THREADS = 4  # calling the compiled function at once, after the plan
 PROGRAM_TIMEOUT_S = 600  # wall time: a loaded machine is slow, a hang is forever
 
 
@@ -58,13 +63,21 @@ class Failure:
 
 # ---- running one program -------------------------------------------------------------------
 def load(source: str, directory: str, name: str) -> types.ModuleType:
-    """The program as a module of its own (not in sys.modules), from a real file: real line numbers."""
+    """The program as a module of its own, from a real file (real line numbers), in sys.modules as a
+    script's `__main__` is (dataclasses' generated methods take their globals from there) until
+    `unload`."""
     path = Path(directory) / f"{name}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def unload(*modules: types.ModuleType) -> None:
+    for module in modules:
+        sys.modules.pop(module.__name__, None)
 
 
 def freeze(value, depth: int = 0):
@@ -72,7 +85,7 @@ def freeze(value, depth: int = 0):
     if depth > 6:
         return ("deep",)
     if isinstance(value, torch.Tensor):
-        return value.detach().clone()
+        return ("tensor", value.detach().clone(), value.requires_grad)
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, [freeze(v, depth + 1) for v in value])
     if isinstance(value, dict):
@@ -83,7 +96,10 @@ def freeze(value, depth: int = 0):
         target = getattr(value, "__func__", getattr(value, "fget", value))
         return ("callable", type(value).__name__, getattr(target, "__qualname__", "?"))
     if isinstance(value, functools.partial):
-        return ("partial", freeze(value.func, depth + 1), freeze(value.args, depth + 1))
+        return ("partial", freeze(value.func, depth + 1), freeze(value.args, depth + 1),
+                freeze(value.keywords, depth + 1))
+    if isinstance(value, np.ndarray):
+        return ("ndarray", str(value.dtype), value.shape, value.tolist())
     if isinstance(value, types.GeneratorType):
         return ("generator",)
     if hasattr(value, "__dict__") and type(value).__module__ not in ("builtins", "torch"):
@@ -93,31 +109,41 @@ def freeze(value, depth: int = 0):
 
 def _classes_state(module) -> dict:
     return {cls.__name__: freeze({k: v for k, v in vars(cls).items() if not k.startswith("__")})
-            for cls in (getattr(module, name, None) for name in ("Base", "Child", "Net")) if cls is not None}
+            for cls in (getattr(module, name, None) for name in CLASS_NAMES) if cls is not None}
 
 
 def run_calls(module, call_fn) -> list[dict]:
-    """Each call of the plan: its mutation first, then the call, observed."""
+    """Each call of the plan: its mutation first, then the call, observed.  Torch's global state
+    (grad mode, default dtype), which a mutation may change, is put back afterwards."""
     records = []
-    for mutation, shape, n, d, lst in module.CALLS:
-        if mutation is not None:
-            getattr(module, f"mutate_{mutation}")()
-        count = math.prod(shape)
-        x = (torch.arange(count, dtype=torch.float32).reshape(shape) * 0.5 - 1.0)
-        args = (x, n, dict(d), list(lst))
-        out = io.StringIO()
-        record = {}
-        with contextlib.redirect_stdout(out):
-            try:
-                record["output"] = freeze(call_fn(*args))
-            except Exception as error:
-                record["error"] = (type(error).__name__, str(error))
-        record["stdout"] = out.getvalue()
-        record["args"] = freeze(args)
-        record["globals"] = {name: freeze(getattr(module, name)) for name in STATE_NAMES if hasattr(module, name)}
-        record["classes"] = _classes_state(module)
-        records.append(record)
+    try:
+        for mutation, shape, n, d, lst in module.CALLS:
+            if mutation is not None:
+                getattr(module, f"mutate_{mutation}")()
+            records.append(observe(module, call_fn, shape, n, d, lst))
+    finally:
+        torch.set_grad_enabled(True)
+        torch.set_default_dtype(torch.float32)
     return records
+
+
+def observe(module, call_fn, shape, n, d, lst) -> dict:
+    """One call: what it returned or raised, printed, and left in the arguments and the program's state."""
+    count = math.prod(shape)
+    x = (torch.arange(count, dtype=torch.float32).reshape(shape) * 0.5 - 1.0)
+    args = (x, n, dict(d), list(lst))
+    out = io.StringIO()
+    record = {}
+    with contextlib.redirect_stdout(out):
+        try:
+            record["output"] = freeze(call_fn(*args))
+        except Exception as error:
+            record["error"] = (type(error).__name__, str(error))
+    record["stdout"] = out.getvalue()
+    record["args"] = freeze(args)
+    record["globals"] = {name: freeze(getattr(module, name)) for name in STATE_NAMES if hasattr(module, name)}
+    record["classes"] = _classes_state(module)
+    return record
 
 
 def same(a, b) -> bool:
@@ -160,14 +186,54 @@ def check(program: Program, directory: str) -> Failure | None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         standin = run_calls(standin_module, compiled)
+        problems = _differences(eager, standin)
+        if not problems:
+            problems = in_threads(eager_module, standin_module, compiled)
     tracer.reset()
+    unload(eager_module, standin_module)
     internal = [str(w.message) for w in caught if issubclass(w.category, tracer.InternalTracerWarning)]
-    problems = _differences(eager, standin)
     if problems:
         return Failure("wrong", "\n".join(problems))
     if internal:
         return Failure("internal", "\n".join(internal))
     return None
+
+
+def in_threads(eager_module, standin_module, compiled) -> list[str]:
+    """The plan's last call again, from THREADS threads at once: each must get eager's answer and
+    leave eager's state.  Only for a call that eager repeats with the same record twice (it changes
+    no state, so the threads' order cannot matter)."""
+    *_, (_, shape, n, d, lst) = eager_module.CALLS
+    first, again = (observe(eager_module, eager_module.prog, shape, n, d, lst) for _ in range(2))
+    if _differences([first], [again]):
+        return []
+    answers, barrier = {}, threading.Barrier(THREADS)
+
+    def worker(i):
+        x = torch.arange(math.prod(shape), dtype=torch.float32).reshape(shape) * 0.5 - 1.0
+        barrier.wait()
+        try:
+            answers[i] = {"output": freeze(compiled(x, n, dict(d), list(lst)))}
+        except Exception as error:
+            answers[i] = {"error": (type(error).__name__, str(error))}
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(THREADS)]
+    with contextlib.redirect_stdout(io.StringIO()):  # one redirection: threads must not nest their own
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    problems = []
+    for i in range(THREADS):
+        for key in ("error", "output"):
+            if not same(first.get(key), answers.get(i, {}).get(key)):
+                problems.append(f"thread {i}: {key}: eager {_short(first.get(key))}, "
+                                f"Standin {_short(answers.get(i, {}).get(key))}")
+    state = {"globals": {name: freeze(getattr(standin_module, name)) for name in STATE_NAMES
+                         if hasattr(standin_module, name)}, "classes": _classes_state(standin_module)}
+    for key in ("globals", "classes"):
+        if not same(first[key], state[key]):
+            problems.append(f"threads: {key}: eager {_short(first[key])}, Standin {_short(state[key])}")
+    return problems
 
 
 # ---- reducing a failure --------------------------------------------------------------------------

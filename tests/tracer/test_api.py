@@ -217,7 +217,7 @@ def test_data_dependent_branch_is_reported():
 
 def test_cache_limit_falls_back_to_eager_with_a_warning():
     backend = Counter()
-    opt = tracer.compile(lambda x, n: x + n, backend=backend, cache_size_limit=2)
+    opt = tracer.compile(lambda x, n: x + n, backend=backend, cache_size_limit=2, dynamic=False)
     x = torch.ones(2)
     opt(x, 1)
     opt(x, 2)
@@ -257,7 +257,7 @@ def test_internal_errors_fall_back_to_eager_with_a_warning(monkeypatch):
     def broken(self, inst):
         raise KeyError("engine bug")
 
-    monkeypatch.setitem(symbolic_convert._DISPATCH, "BINARY_OP", broken)
+    monkeypatch.setitem(symbolic_convert.InstructionTranslator.dispatch, "BINARY_OP", broken)
     opt = tracer.compile(lambda x: x + 1)
     with pytest.warns(tracer.InternalTracerWarning, match="engine bug"):
         torch.testing.assert_close(opt(torch.ones(2)), torch.ones(2) + 1)

@@ -6,7 +6,7 @@ import torch
 
 import tracer
 from tracer import bytecode
-from tracer.symbolic_convert import _DISPATCH
+from tracer.symbolic_convert import InstructionTranslator
 
 
 def sample(x, ys):
@@ -83,7 +83,7 @@ SHARED_HANDLERS = {"DICT_UPDATE": "DICT_MERGE", "JUMP_FORWARD": "jump", "JUMP_BA
 @pytest.mark.parametrize("opname", ORDINARY_TENSOR_CODE_OPCODES)
 def test_every_ordinary_opcode_has_a_handler_named_after_it(opname):
     assert opname in dis.opmap
-    handler = _DISPATCH[opname]
+    handler = InstructionTranslator.dispatch[opname]
     # the translator's method of that name: defined as it, or made by a factory for a family of opcodes
     assert handler is getattr(tracer.symbolic_convert.InstructionTranslator, opname)
     assert handler.__module__.startswith("tracer."), handler.__module__

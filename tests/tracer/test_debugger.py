@@ -6,8 +6,8 @@ import pytest
 import torch
 
 import tracer
-from tracer.debug import (LineBreakpoint, Navigator, OffsetBreakpoint, OpcodeBreakpoint, Session, depth_exceeds,
-                          graph_break, guard_installed_on, record, top_is_tensor)
+from tracer.debug import (LineBreakpoint, Navigator, OffsetBreakpoint, OpcodeBreakpoint, Session, TraceEnd,
+                          depth_exceeds, graph_break, guard_installed_on, record, top_is_tensor)
 
 
 class Cfg:
@@ -57,7 +57,7 @@ def test_every_instruction_is_a_snapshot_with_frames_stack_and_locals(timeline):
     assert any(g.source_name == "G['cfg'].scale" for g in timeline.guards_at(after.step))
     ret = timeline.snapshots[-1]
     assert dict(ret.frame.locals)["b"].kind == "TensorVariable"
-    assert timeline.outcome.startswith("returned")
+    assert timeline.outcome.startswith("returned") and timeline.ending is TraceEnd.COMPILED
 
 
 def test_unchanged_values_share_their_views(timeline):
@@ -159,6 +159,7 @@ def test_graph_break_condition_and_restart_attempts():
     opt(torch.ones(2))
     first, second = recorder.timelines[:2]
     assert (first.attempt, second.attempt) == (1, 2) and "restarting" in first.outcome
+    assert (first.ending, second.ending) == (TraceEnd.RESTARTING, TraceEnd.GRAPH_BREAK)
     print_line = f.__code__.co_firstlineno + 2
     for timeline in (first, second):
         bp = graph_break()
@@ -166,7 +167,7 @@ def test_graph_break_condition_and_restart_attempts():
         stop = timeline.snapshots[nav.continue_()]
         # it stops on the instruction that breaks the graph (the call of print), once
         assert (stop.frame.opname, stop.frame.line) == ("CALL", print_line)
-        assert stop.event.startswith("graph break: print()")
+        assert stop.event.startswith("graph break: print()") and stop.event_kinds == ("graph_break",)
         assert bp.hits == 1
         assert [s.step for s in timeline.snapshots if s.event] == [stop.step]
         assert [e.step for e in timeline.events if e.kind == "graph_break"] == [stop.step]

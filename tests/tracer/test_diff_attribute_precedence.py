@@ -19,7 +19,7 @@ class WithMethodAndAttr(torch.nn.Module):
         super().__init__()
         self.scale = 2.0  # an instance attribute hides the method below
 
-    def scale(self):  # noqa: F811 (the point of the case)
+    def scale(self):
         return 3.0
 
     def forward(self, x):
@@ -42,7 +42,7 @@ class MethodAndSubmodule(torch.nn.Module):
         super().__init__()
         self.act = torch.nn.ReLU()  # goes into _modules; the method below is found first
 
-    def act(self, t):  # noqa: F811
+    def act(self, t):
         return t * 3
 
     def forward(self, x):
@@ -71,7 +71,7 @@ class MethodAndInstanceDict:
     def __init__(self):
         self.apply = 4.0
 
-    def apply(self):  # noqa: F811
+    def apply(self):
         return 1.0
 
 

@@ -6,9 +6,9 @@ import warnings
 
 import pytest
 import torch
+from differential import T, call, case, parametrize, set_attr
 
 import tracer
-from differential import T, call, case, parametrize
 
 CASES: list = []
 
@@ -20,6 +20,49 @@ def del_of_a_missing_key_is_caught(x, d):
     except KeyError as e:
         return x + len(e.args)
     return x - 1
+
+
+# ---- an attribute that is missing: what answered "no" is guarded, so gaining it recompiles ----
+
+class Bare:
+    pass
+
+
+class BareChild(Bare):
+    pass
+
+
+class Scaled:
+    def __mul__(self, other):
+        return 2
+
+
+BARE = Bare()
+BARE_CHILD = BareChild()
+
+
+def _fallback(self, name):
+    return 4.0
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("Bare.zz", 4.0)), compiles="C.C")
+def getattr_default_while_the_class_lacks_it(x):
+    return x * getattr(BARE, "zz", 1.0)
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_attr("Bare.yy", 4.0)), compiles="CC")
+def hasattr_while_a_base_lacks_it(x):
+    return x + hasattr(BARE_CHILD, "yy")
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_attr("BareChild.__getattr__", _fallback)), compiles="CC")
+def hasattr_while_the_class_has_no_getattr(x):
+    return x + hasattr(BARE_CHILD, "ww")
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=set_attr("Scaled.__rmul__", lambda self, other: 5)), compiles="CC")
+def hasattr_of_a_class_that_gains_the_method(x):
+    return x + hasattr(Scaled, "__rmul__")
 
 
 test_fuzz_found = parametrize(CASES)
@@ -37,3 +80,117 @@ def test_del_of_a_missing_key_raises_the_programs_key_error():
         warnings.simplefilter("error", tracer.InternalTracerWarning)  # it was an internal error
         with pytest.raises(KeyError, match="'b'"):
             opt(torch.ones(2), {"a": 1.0})
+
+
+# ---- found by probing beside the fuzzer; real Dynamo answers these wrong too, so eager is the oracle ----
+
+ORDERED = __import__("collections").OrderedDict(a=1.0, b=2.0)
+
+
+def first_key_of_an_ordered_dict(x):
+    return x + (list(ORDERED)[0] == "a") + len(ORDERED)
+
+
+def test_an_ordered_dict_reordered_between_calls_is_read_in_its_new_order():
+    tracer.reset()
+    opt = tracer.compile(first_key_of_an_ordered_dict)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), first_key_of_an_ordered_dict(x))
+    ORDERED.move_to_end("a")  # the order OrderedDict iterates changes; the dict under it does not
+    try:
+        torch.testing.assert_close(opt(x), first_key_of_an_ordered_dict(x))
+        torch.testing.assert_close(opt(x), first_key_of_an_ordered_dict(x))
+        assert len(opt.cache_entries) == 2  # one per order, not a recompile on every call
+    finally:
+        ORDERED.move_to_end("b")
+
+
+class Formatted:
+    def __str__(self):
+        return "ab"
+
+
+FORMATTED = Formatted()
+
+
+def f_string_of_a_user_object(x):
+    return x + len(f"{FORMATTED}")  # str() while the class has no __format__ of its own
+
+
+def test_an_f_string_sees_a_format_method_the_class_gains_between_calls():
+    tracer.reset()
+    opt = tracer.compile(f_string_of_a_user_object)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), x + 2)
+    Formatted.__format__ = lambda self, spec: "abcdefg"
+    try:
+        torch.testing.assert_close(opt(x), f_string_of_a_user_object(x))
+    finally:
+        del Formatted.__format__
+    torch.testing.assert_close(opt(x), x + 2)
+
+
+# ---- a class that gains a special method between calls (real Dynamo keeps the old answer too) ----
+
+class Gains:
+    def __repr__(self):
+        return "G"
+
+
+class GainsDict(dict):
+    pass
+
+
+GAINS, OTHER, GAINS_DICT = Gains(), Gains(), GainsDict(a=1)
+
+
+def equal_objects(x):
+    return x + (GAINS == OTHER) + 2 * (GAINS != OTHER)
+
+
+def str_through_repr(x):
+    return x + len(str(GAINS))
+
+
+def stored_attribute(x):
+    GAINS.val = 2.0
+    return x * GAINS.val
+
+
+def dict_subclass_item(x):
+    return x + GAINS_DICT["a"]
+
+
+def _store_tripled(self, name, value):
+    object.__setattr__(self, name, value * 3)
+
+
+@pytest.mark.parametrize("fn, name, method", [
+    (equal_objects, "__eq__", lambda self, other: True),
+    (equal_objects, "__ne__", lambda self, other: False),
+    (str_through_repr, "__str__", lambda self: "0123456789"),
+    (stored_attribute, "__setattr__", _store_tripled),
+], ids=lambda v: v if isinstance(v, str) else getattr(v, "__name__", ""))
+def test_a_special_method_the_class_gains_between_calls_is_used(fn, name, method):
+    tracer.reset()
+    opt = tracer.compile(fn)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), fn(x))
+    setattr(Gains, name, method)
+    try:
+        torch.testing.assert_close(opt(x), fn(x))
+    finally:
+        delattr(Gains, name)
+    torch.testing.assert_close(opt(x), fn(x))
+
+
+def test_a_dict_subclass_that_gains_getitem_between_calls_uses_it():
+    tracer.reset()
+    opt = tracer.compile(dict_subclass_item)
+    x = torch.ones(2)
+    torch.testing.assert_close(opt(x), x + 1)
+    GainsDict.__getitem__ = lambda self, key: 10
+    try:
+        torch.testing.assert_close(opt(x), x + 10)
+    finally:
+        del GainsDict.__getitem__

@@ -10,7 +10,6 @@ was read through the other, which is only right while they are one object.
 """
 from functools import partial
 
-import torch
 import torch.nn as nn
 
 from differential import T, call, case, module_case, parametrize

@@ -80,20 +80,18 @@ def test_op_lists_compare_arguments_but_not_node_names():
     ("len(xs) == 1", "len(xs) == 1, got len 2", True),
     ("len(xs) == 1", "xs == 1, got 2", False),  # another kind
     ("tensor 'x' stride mismatch at index 0. expected 1, actual 2",
-     "check_tensor(x, Tensor, torch.float32, device=None, requires_grad=False, size=[3], stride=[1]), "
-     "stride mismatch: expected (1,), actual (2,)", True),
+     "tensor 'x' stride mismatch at index 0. expected 1, actual 2", True),
     ("tensor 'x' stride mismatch at index 0. expected 1, actual 2",
-     "check_tensor(x, Tensor, torch.float32, device=None, requires_grad=False, size=[3], stride=[1]), "
-     "size mismatch: expected (3,), actual (4,)", False),  # another attribute
+     "tensor 'x' size mismatch at index 0. expected 1, actual 2", False),  # another attribute
     ("tensor 'x' size mismatch at index 0. expected 3, actual 4",
-     "check_tensor(x, Tensor, torch.float32, device=None, requires_grad=False, size=[3], stride=[1]), "
-     "size mismatch: expected (3,), actual (5,)", False),  # another actual size
+     "tensor 'x' size mismatch at index 0. expected 3, actual 5", False),  # another actual size
     ("tensor 'x' dtype mismatch. expected Float, actual Double",
-     "check_tensor(x, Tensor, torch.float32, device=None, requires_grad=False, size=[3], stride=[1]), "
-     "dtype mismatch: expected torch.float32, actual torch.float64", True),
+     "tensor 'x' dtype mismatch. expected torch.float32, actual torch.float64", True),
+    ("2 <= x.size()[0]", "2 <= L['x'].size()[0], got L['x'].size()[0] = 1", True),  # a shape guard
+    ("2 <= x.size()[0]", "2 <= L['y'].size()[0], got L['y'].size()[0] = 1", False),  # of another tensor
+    ("s <= 0.6", "L['s'] <= 0.6, got L['s'] = 0.9", True),  # of a symbolic float
     ("tensor 'y' dtype mismatch. expected Float, actual Double",
-     "check_tensor(x, Tensor, torch.float32, device=None, requires_grad=False, size=[3], stride=[1]), "
-     "dtype mismatch: expected torch.float32, actual torch.float64", False),  # another tensor
+     "tensor 'x' dtype mismatch. expected torch.float32, actual torch.float64", False),  # another tensor
     ("GLOBAL_STATE changed: default_dtype ", "___check_global_state() against {...}, changed default_dtype="
      "torch.float64", True),
     ("GLOBAL_STATE changed: grad_mode ", "___check_global_state() against {...}, changed default_dtype="

@@ -73,7 +73,7 @@ def test_the_hook_is_gone_after_a_return_and_after_a_raise():
     assert native.get_eval_frame_isolate_recompiles_id() == region
 
     def raises(x):
-        y = x + 1
+        x = x + 1
         raise KeyboardInterrupt("stop")
 
     with pytest.raises(KeyboardInterrupt):
@@ -161,3 +161,17 @@ def test_torch_and_standard_library_frames_are_not_compiled():
     opt = tracer.compile(uses_library)
     opt(torch.ones(2))
     assert [f.code.co_name for f in opt.all_frames()] == ["uses_library"]
+
+
+def returns_its_argument(x):
+    return x
+
+
+def test_a_code_skipped_for_good_says_its_later_calls_are_not_counted():
+    opt = tracer.compile(returns_its_argument)
+    for value in range(3):
+        assert opt(torch.full((2,), float(value)))[0] == value
+    entry, = opt.cache_entries
+    assert entry.code is None and entry.hits == 1  # torch ran the next two calls without asking us
+    assert entry.hits_counted is False
+    assert list(opt.calls) == [None]

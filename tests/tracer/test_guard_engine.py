@@ -72,10 +72,11 @@ def _reason_after(mutate, x=None, xs=None):
 @pytest.mark.parametrize("mutate, expected", [
     (lambda: setattr(CFG, "scale", 5), "G['CFG'].scale == 2, got 5"),
     (lambda: setattr(OBJ, "offset", 3.0), "not ___dict_contains('offset', G['OBJ'].__dict__)"),
-    (lambda: (torch.ones(3, dtype=torch.float64),), "dtype mismatch: expected torch.float32, actual torch.float64"),
-    (lambda: (torch.ones(4),), "size mismatch: expected (3,), actual (4,)"),
-    (lambda: (torch.ones(3, 2)[:, 0],), "stride mismatch: expected (1,), actual (2,)"),
-    (lambda: (torch.ones(3, requires_grad=True),), "requires_grad mismatch: expected False, actual True"),
+    (lambda: (torch.ones(3, dtype=torch.float64),),
+     "tensor 'x' dtype mismatch. expected torch.float32, actual torch.float64"),
+    (lambda: (torch.ones(4),), "tensor 'x' size mismatch at index 0. expected 3, actual 4"),
+    (lambda: (torch.ones(3, 2)[:, 0],), "tensor 'x' stride mismatch at index 0. expected 1, actual 2"),
+    (lambda: (torch.ones(3, requires_grad=True),), "tensor 'x' requires_grad mismatch. expected requires_grad=0"),
     (lambda: (torch.ones(3), [1, 2, 3]), "len(L['xs']) == 2, got len 3"),
     (lambda: TABLE.__setitem__("b", 2), "G['TABLE'].keys()"),
     (lambda: globals().__setitem__("helper", other_helper), "G['helper'].__code__"),
@@ -150,8 +151,9 @@ def test_a_global_that_is_gone_is_named_with_the_error():
     x, xs = torch.ones(3), [1, 2]
     opt(x, xs)
     gone = {k: v for k, v in globals().items() if k != "CFG"}
-    assert opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone) == \
-        "G['CFG']: cannot be read (KeyError: 'CFG')"
+    failure, where = opt.cache_entries[0].guards.first_failure({"x": x, "xs": xs}, gone).split("  # ")
+    assert failure == "G['CFG']: cannot be read (KeyError: 'CFG')"
+    assert where.endswith("in reads_everything: y = x * CFG.scale + OBJ.offset + len(xs)")  # the line that read it
 
 
 def test_a_guard_set_without_guards_holds_for_any_frame():

@@ -1018,7 +1018,7 @@ def check_skip_is_op_free(prog, args, reason):
     """A skipped frame must be one that traces fine, to an empty graph, with fullgraph=True."""
     tracer.reset()
     try:
-        strict = tracer.compile(prog, backend=CountingBackend(), fullgraph=True)
+        strict = tracer.compile(prog, backend=CountingBackend(), fullgraph=True, dynamic=False)
         assert_same(strict(*args), prog(*args), "out(fullgraph=True)")
         graphs = [g for e in strict.cache_entries for g in e.graphs]
     except tracer.Unsupported as exc:
@@ -1039,7 +1039,7 @@ def check_case(case, prog, coverage=None):
 
     tracer.reset()
     backend = CountingBackend()
-    opt = tracer.compile(prog, backend=backend)
+    opt = tracer.compile(prog, backend=backend, dynamic=False)  # the expectations are static Dynamo's
     try:
         # 1. first call compiles and matches eager.
         expected = prog(x, y, case.n0)

@@ -44,7 +44,7 @@ def compiled_code(fn, *args, **kwargs):
     return opt, entry, out
 
 
-def StdoutOf(f, *args, **kwargs):
+def StdoutOf(f, *args, **kwargs):  # noqa: N802 - reads as a noun: the stdout of a call
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         result = f(*args, **kwargs)

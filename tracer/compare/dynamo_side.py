@@ -70,7 +70,7 @@ class DynamoObserver(logging.Handler):
                 self.graph_break_logged(compile_id, record.getMessage())
             elif artifact == "guards" and record.args and "GuardManager" in str(record.args[0]):
                 self.guards_logged(compile_id, str(record.args[0]))
-        except Exception as error:  # a log format we do not know: keep the rest of the run
+        except Exception as error:  # noqa: BLE001 - a log format we do not know: keep the rest of the run
             self.breaks.setdefault(compile_id, []).append(
                 BreakRecord("?", None, f"<unreadable {artifact} log: {type(error).__name__}: {error}>"))
 

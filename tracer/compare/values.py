@@ -41,7 +41,7 @@ def summarize(value, depth: int = 0) -> dict:
 def _text(value) -> str:
     try:
         return repr(value)[:MAX_TEXT]
-    except Exception as error:  # a user __repr__ that raises
+    except Exception as error:  # noqa: BLE001 - a user __repr__ that raises
         return f"<repr failed: {type(error).__name__}>"
 
 
@@ -55,7 +55,7 @@ def _tensor_summary(tensor: torch.Tensor) -> dict:
         numbers = flat.double() if flat.is_floating_point() or flat.dtype == torch.bool else flat.long()
         summary["values"] = numbers[:MAX_VALUES].tolist()
         summary["sum"] = float(numbers.double().nansum())
-    except Exception as error:  # a meta or sparse tensor: shape and dtype only
+    except Exception as error:  # noqa: BLE001 - a meta or sparse tensor: shape and dtype only
         summary["values_error"] = f"{type(error).__name__}: {error}"
     return summary
 

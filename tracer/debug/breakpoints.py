@@ -142,9 +142,9 @@ class ConditionBreakpoint(Breakpoint):
         raise ValueError(f"the condition {self.label!r} is a Python predicate: it has no spec")
 
 
-def _has_event(snapshot: Snapshot, prefix: str) -> bool:
-    """Whether one of the snapshot's events (one per line) is of this kind."""
-    return bool(snapshot.event) and any(line.startswith(prefix) for line in snapshot.event.splitlines())
+def _has_event(snapshot: Snapshot, kind: str) -> bool:
+    """Whether one of the events just before the snapshot is of this kind."""
+    return kind in snapshot.event_kinds
 
 
 @dataclass
@@ -185,7 +185,7 @@ class GraphBreakBreakpoint(Breakpoint):
     kind: ClassVar[str] = "graph_break"
 
     def matches(self, snapshot, timeline) -> bool:
-        return _has_event(snapshot, "graph break")
+        return _has_event(snapshot, "graph_break")
 
     def describe(self) -> str:
         return "graph break"

@@ -10,6 +10,7 @@ is kept raw, and views are made when a snapshot is first read.
 """
 from __future__ import annotations
 
+from ..trace_end import TraceEnd
 from .timeline import Timeline, TimelineEvent
 from .view_cache import FrameTrack, Realizations, SnapshotMaker, ViewCache
 from .views import node_view
@@ -24,7 +25,7 @@ class Recorder:
         self._realizations = Realizations()
         self._make_snapshot = SnapshotMaker(ViewCache(self._realizations)).snapshot
         self._current: Timeline | None = None
-        self._pending_event: str | None = None
+        self._pending_event: tuple | None = None  # ((kind, text),) for the next step
         self._tracks: dict = {}  # translator -> its FrameTrack, for the trace being recorded
         self._heads: dict = {}  # (id(code), depth) -> (code, FrameView heads by instruction index)
 
@@ -35,9 +36,9 @@ class Recorder:
         self._tracks.clear()
         self._pending_event = None  # an event of the previous trace never lands on this one's first step
 
-    def on_trace_end(self, outcome: str) -> None:
+    def on_trace_end(self, outcome: str, ending: TraceEnd) -> None:
         if self._current is not None:
-            self._current.outcome = outcome
+            self._current.outcome, self._current.ending = outcome, ending
             self._event("end", outcome)
         self._current = None
         self._pending_event = None
@@ -103,7 +104,7 @@ class Recorder:
         """An exception raised in the traced code, caught by a handler of tx's frame."""
         text = f"{exception.short_repr()} handled in {tx.code.co_qualname} at offset {handler_offset}"
         self._event("exception", text)
-        self._pending_event = f"exception: {text}"
+        self._pending_event = (("exception", f"exception: {text}"),)
 
     def on_graph_break(self, reason: str) -> None:
         """The graph breaks at the instruction of the step recorded last: that step carries the event.
@@ -118,9 +119,8 @@ class Recorder:
             self._event("graph_break", reason)
             return
         timeline.events.append(TimelineEvent(len(timeline.steps) - 1, "graph_break", reason))
-        *raw, event = timeline.steps[-1]
-        text = f"graph break: {reason}"
-        timeline.steps[-1] = (*raw, text if event is None else f"{event}\n{text}")
+        *raw, events = timeline.steps[-1]
+        timeline.steps[-1] = (*raw, (events or ()) + (("graph_break", f"graph break: {reason}"),))
 
     def _event(self, kind: str, text: str) -> None:
         timeline = self._current

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..eval_frame import CompiledFunction, FrameNumbers, numbered_by
 from ..exc import ScriptExit, ScriptStopped, UserError
-from ..guards.whatif import Prediction, StateEditor, predict
+from ..guards.whatif import Prediction, StateEditor, predict, reshaped
 from ..script import run_script
 from .recorder import Recorder, record
 from .timeline import Timeline
@@ -193,7 +193,7 @@ class Session:
         except ScriptStopped as error:
             self.error = self._stopped_message()
             self.error_at = _script_error(error, self.path)
-        except BaseException as error:  # the user's script failed: keep what ran
+        except BaseException as error:  # noqa: BLE001 - the user's script failed: keep what ran
             self.error = f"{type(error).__name__}: {error}"
             self.error_at = _script_error(error, self.path)
         finally:
@@ -236,24 +236,28 @@ class Session:
         for frame in function.all_frames():
             for entry in frame.cache_entries:
                 for guard in entry.guards:
-                    root = guard.source.root() if guard.source is not None else None
-                    if root is not None and type(root).__name__ == "GlobalSource":
+                    if guard.source is not None and guard.source.is_global():
                         name = guard.source_name
                         if name not in names:
                             names.append(name)
         return names
 
-    def predict(self, function: CompiledFunction) -> Prediction:
-        if function.last_call is None:
-            raise UserError(f"{function.fn.__name__} has not been called yet")
-        args, kwargs = function.last_call
-        return predict(function, args, kwargs)
+    def predict(self, function: CompiledFunction, shapes: dict | None = None) -> Prediction:
+        """Which entry the last call would run now; `shapes` ({"x": (6, 2)}) asks with new tensor shapes."""
+        return predict(function, *self._last_call(function, shapes))
 
-    def call_again(self, function: CompiledFunction) -> CallOutcome:
-        """Call with the last arguments; report a hit or the recompile and its reason."""
+    def _last_call(self, function: CompiledFunction, shapes: dict | None) -> tuple[tuple, dict]:
         if function.last_call is None:
             raise UserError(f"{function.fn.__name__} has not been called yet")
         args, kwargs = function.last_call
+        try:
+            return reshaped(function, args, kwargs, shapes or {})
+        except (TypeError, ValueError) as error:
+            raise UserError(f"cannot give {function.fn.__qualname__} those shapes: {error}") from error
+
+    def call_again(self, function: CompiledFunction, shapes: dict | None = None) -> CallOutcome:
+        """Call with the last arguments (tensors of new `shapes` if given); report a hit or the recompile."""
+        args, kwargs = self._last_call(function, shapes)
         frames_before = {id(f): len(f.compile_events) for f in function.all_frames()}
         timelines_before = len(self.recorder.timelines)
         calls_before = len(function.calls)
@@ -262,7 +266,7 @@ class Session:
         try:
             with contextlib.redirect_stdout(buffer), numbered_by(self.frame_numbers):
                 outcome.result = function(*args, **kwargs)
-        except Exception as error:  # the user's code raised: report it, keep the session
+        except Exception as error:  # noqa: BLE001 - the user's code raised: report it, keep the session
             outcome.error = f"{type(error).__name__}: {error}"
         outcome.stdout = buffer.getvalue()
         for frame in function.all_frames():

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..collector import collector_paused
+from ..trace_end import TraceEnd
 from .views import GraphNodeView, Snapshot
 
 _MAX_BATCH = 1024  # snapshots made per pause of the garbage collector when many are read in a row
@@ -93,7 +94,8 @@ class Timeline:
     nodes: list[GraphNodeView] = field(default_factory=list)
     events: list[TimelineEvent] = field(default_factory=list)
     codes: dict = field(default_factory=dict)  # code id -> code object, for bytecode listings
-    outcome: str = ""  # how the trace ended
+    outcome: str = ""  # how the trace ended, as shown
+    ending: TraceEnd | None = None  # its kind; None while the trace runs
 
     def __post_init__(self):
         self.snapshots = Snapshots(self.steps, self.make_snapshot)
@@ -106,6 +108,3 @@ class Timeline:
 
     def nodes_at(self, step: int) -> list[GraphNodeView]:
         return self.nodes[: self.snapshots[step].node_count]
-
-    def events_at(self, step: int) -> list[TimelineEvent]:
-        return [e for e in self.events if e.step == step]

@@ -26,7 +26,8 @@ from .views import FrameView, Snapshot, TrackerView
 # __post_init__, so the result is the object the constructor would make (equal, same hash and repr).
 assert not any(hasattr(cls, "__post_init__") for cls in (TrackerView, FrameView, Snapshot)), \
     "views are made without __init__"
-assert [f.name for f in fields(Snapshot)] == ["step", "frames", "guard_count", "node_count", "event"], \
+assert [f.name for f in fields(Snapshot)] == ["step", "frames", "guard_count", "node_count", "event",
+                                       "event_kinds"], \
     "SnapshotMaker.snapshot fills a Snapshot's fields in this order"
 _new = object.__new__
 _set_dict = object.__setattr__  # (view, "__dict__", fields): frozen classes refuse their own setattr
@@ -162,7 +163,7 @@ class ViewCache:
                 children = tuple((label, self.view(child, step)) for label, child in labelled[:_VIEW_CHILDREN])
         try:
             python_type = tracker.python_type().__name__
-        except Exception:
+        except Exception:  # noqa: BLE001 - a user's type may refuse python_type(); the view still draws
             python_type = "?"
         return _like(_BLANK, kind=tracker.kind(), text=tracker.short_repr(), python_type=python_type,
                      source=source, node=node.name if isinstance(node, torch.fx.Node) else None,
@@ -210,14 +211,16 @@ class SnapshotMaker:
         self._locals: dict = {}  # id(locals dict) -> (that dict, its ((name, view), ...)) when step-independent
 
     def snapshot(self, step: int, raw: tuple) -> Snapshot:
-        track, inst, stack, symbolic_locals, guard_count, node_count, event = raw
+        track, inst, stack, symbolic_locals, guard_count, node_count, events = raw
         callers = track.caller_views
         if callers is None:
             callers = track.caller_views = tuple(self.frame(*caller) for caller in track.callers)
         snapshot = _new(Snapshot)  # Snapshot(...) without __init__, fields in order (see above)
         _set_dict(snapshot, "__dict__", {"step": step,
                                          "frames": callers + (self.frame(track, inst, stack, symbolic_locals, step),),
-                                         "guard_count": guard_count, "node_count": node_count, "event": event})
+                                         "guard_count": guard_count, "node_count": node_count,
+                                         "event": None if events is None else "\n".join(text for _, text in events),
+                                         "event_kinds": () if events is None else tuple(kind for kind, _ in events)})
         return snapshot
 
     def frame(self, track: FrameTrack, inst, stack: tuple, symbolic_locals: dict, step: int) -> FrameView:

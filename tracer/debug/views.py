@@ -49,7 +49,8 @@ class Snapshot:
     frames: tuple  # FrameViews, root first; the last is where execution is
     guard_count: int  # how many of the timeline's guards were installed before this step
     node_count: int  # how many graph nodes existed before this step
-    event: str | None = None  # an event that happened just before this step (graph break, ...)
+    event: str | None = None  # the events that happened just before this step, one per line, as shown
+    event_kinds: tuple[str, ...] = ()  # their kinds, in the same order ("graph_break", "exception")
 
     @property
     def frame(self) -> FrameView:
@@ -75,9 +76,11 @@ class GraphNodeView:
 def node_view(node: torch.fx.Node) -> GraphNodeView:
     example = node.meta.get("example_value")
     shape = dtype = None
-    if isinstance(example, torch.Tensor):
-        shape = "x".join(str(int(s)) for s in example.shape) or "scalar"
+    if isinstance(example, torch.Tensor):  # str, not int: int() of a symbolic size would guard it
+        shape = "x".join(str(s) for s in example.shape) or "scalar"
         dtype = str(example.dtype).replace("torch.", "")
+    elif isinstance(example, (torch.SymInt, torch.SymBool, torch.SymFloat)):
+        shape, dtype = str(example), type(example).__name__
     target = node.target if isinstance(node.target, str) else \
         f"{getattr(node.target, '__module__', '') or ''}.{getattr(node.target, '__name__', node.target)}"
     arguments = [str(a) for a in node.args] + [f"{key}={value}" for key, value in node.kwargs.items()]

@@ -20,6 +20,7 @@ import re
 import types
 
 import torch
+import importlib.util
 
 GRAPH_CLASS = "Graph"
 
@@ -58,7 +59,7 @@ def _shape_dtype(node: torch.fx.Node) -> tuple[list | None, str | None]:
     if isinstance(value, torch.Tensor):
         try:
             shape = [int(s) if isinstance(s, int) else str(s) for s in value.shape]
-        except Exception:  # symbolic sizes that refuse int(): keep the text
+        except Exception:  # noqa: BLE001 - symbolic sizes that refuse int(): keep the text
             shape = [str(s) for s in value.shape]
         return shape, str(value.dtype).replace("torch.", "")
     return None, None
@@ -161,7 +162,7 @@ def graph_dot(description: dict, name: str = "graph") -> str:
 def _resolve(module_name: str, qualname: str):
     try:
         obj = importlib.import_module(module_name)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a module that fails to import: the export leaves the name as text
         return None
     for part in qualname.split("."):
         obj = getattr(obj, part, None)
@@ -220,11 +221,17 @@ def graph_python(gm: torch.fx.GraphModule, *, title: str = "") -> str:
 
 def load_graph_module(path: str) -> torch.nn.Module:
     """Import a file written by graph_python and return an instance of its Graph."""
-    import importlib.util
     spec = importlib.util.spec_from_file_location(f"standin_graph_{abs(hash(path))}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return getattr(module, GRAPH_CLASS)()
+
+
+def _hint(value):
+    if isinstance(value, (torch.SymInt, torch.SymBool)):
+        from torch.fx.experimental.symbolic_shapes import guarding_hint_or_throw
+        return guarding_hint_or_throw(value)
+    return value
 
 
 def example_inputs(gm: torch.fx.GraphModule, seed: int = 0) -> list:
@@ -235,8 +242,11 @@ def example_inputs(gm: torch.fx.GraphModule, seed: int = 0) -> list:
         if node.op != "placeholder":
             continue
         value = node.meta.get("example_value", node.meta.get("val"))
+        if isinstance(value, (torch.SymInt, torch.SymBool)):
+            inputs.append(_hint(value))  # the value the symbol had when traced, without guarding it
+            continue
         if isinstance(value, torch.Tensor):
-            shape = [int(s) for s in value.shape]
+            shape = [_hint(s) for s in value.shape]
             if value.dtype.is_floating_point or value.dtype.is_complex:
                 tensor = torch.randn(shape, generator=generator).to(value.dtype)
             elif value.dtype == torch.bool:

@@ -168,6 +168,11 @@ def _guards(entry: dict) -> str:
         rows.append(f'<tr><td class="mono">{e(guard["source"])}</td><td class="mono">{e(guard["kind"])}</td>'
                     f'<td class="mono">{e(guard["expression"])}</td><td class="mono">{where}</td>'
                     f'<td class="mono">{line}</td></tr>')
+        for cause in guard.get("causes", ()):  # why a shape guard exists, at the instruction that caused it
+            at = cause["installed_at"]
+            cause_where = f'{e(os.path.basename(at["file"]))}:{at["line"]}' if at else ""
+            rows.append(f'<tr class="cause"><td></td><td class="muted">because</td><td>{e(cause["why"])}</td>'
+                        f'<td class="mono">{cause_where}</td><td class="mono">{e(cause["opname"] or "")}</td></tr>')
     return ('<table class="guards"><tr><th>Source</th><th>Kind</th><th>Guard</th><th>Installed at</th>'
             '<th>Line</th></tr>' + "".join(rows) + "</table>")
 
@@ -183,8 +188,20 @@ def _graph(entry: dict, graph: dict) -> str:
             '</details></div>')
 
 
+def _shapes(shapes: dict) -> str:
+    """The entry's symbols with their ranges, and what automatic dynamic made symbolic here."""
+    rows = "".join(f'<tr><td class="mono">{e(s["name"])}</td><td class="mono">{e(s["source"])}</td>'
+                   f'<td class="mono">{e(str(s["value"]))}</td><td class="mono">{e(s["range"])}</td></tr>'
+                   for s in shapes["symbols"])
+    changes = "".join(f"<li>{e(text)}</li>" for text in shapes["became_dynamic"])
+    return ('<h4>Symbolic sizes</h4>' + (f'<ul>{changes}</ul>' if changes else '') +
+            ('<table class="guards"><tr><th>Symbol</th><th>Stands for</th><th>Seen</th><th>Range</th></tr>'
+             + rows + '</table>' if rows else ''))
+
+
 def _entry(frame: dict, entry: dict) -> str:
-    badges = [f'<span class="badge info">{entry["hits"]} hit{"s" if entry["hits"] != 1 else ""}</span>']
+    badges = [f'<span class="badge info">{entry["hits"]} hit{"s" if entry["hits"] != 1 else ""}'
+              f'{"" if entry.get("hits_counted", True) else ", then skipped: later calls not counted"}</span>']
     if entry["eager_reason"]:
         badges.append('<span class="badge bad">runs eagerly</span>')
     if entry["graph_break"]:
@@ -197,6 +214,8 @@ def _entry(frame: dict, entry: dict) -> str:
         brk = entry["graph_break"]
         parts.append(f'<p class="alert">Graph break at {e(_where(brk["location"]))}: {e(brk["reason"])}</p>')
     parts.append(f'<h4>Guards ({len(entry["guards"])})</h4>' + _guards(entry))
+    if entry.get("shapes") and (entry["shapes"]["symbols"] or entry["shapes"]["became_dynamic"]):
+        parts.append(_shapes(entry["shapes"]))
     if entry["graphs"]:
         parts.extend(_graph(entry, graph) for graph in entry["graphs"])
     else:

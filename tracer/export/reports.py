@@ -60,7 +60,7 @@ def _version() -> str:
     try:
         from importlib.metadata import version
         return version("standin")
-    except Exception:
+    except Exception:  # noqa: BLE001 - an uninstalled source tree: the report still writes
         return "0+unknown"
 
 
@@ -80,7 +80,7 @@ def disassemble(code) -> str | None:
     buffer = io.StringIO()
     try:
         dis.dis(code, file=buffer)
-    except Exception as error:  # synthetic code dis cannot read: say so rather than fail the export
+    except Exception as error:  # noqa: BLE001 - synthetic code dis cannot read: say so rather than fail the export
         buffer.write(f"\n<dis failed: {type(error).__name__}: {error}>\n")
     return buffer.getvalue()
 
@@ -121,16 +121,26 @@ def _entry_json(frame, entry, frame_dir: str) -> dict:
         "compile_id": entry.compile_id,
         "dir": edir,
         "hits": entry.hits,
+        "hits_counted": entry.hits_counted,
         "eager_reason": entry.eager_reason,
         "graph_break": None if brk is None else {
             "reason": brk.reason, "location": location_json(brk.location),
             "user_stack": [location_json(loc) for loc in brk.user_stack]},
         "guards": [guard_to_json(g) for g in guards],
         "guard_tree": source_tree(guards),
+        "shapes": _shapes_json(entry),
         "graphs": graphs,
         "bytecode": {"original": disassemble(entry.original_code or frame.code),
                      "rewritten": disassemble(entry.code)},
     }
+
+
+def _shapes_json(entry) -> dict | None:
+    """The entry's symbols, why each input dimension is symbolic or static, and what became dynamic."""
+    shapes = getattr(entry, "shapes", None)
+    if shapes is None:
+        return None
+    return {**shapes.describe(), "became_dynamic": [str(change) for change in entry.became_dynamic]}
 
 
 def graph_title(frame, entry, index: int) -> str:
@@ -242,7 +252,8 @@ def explain_text(report: dict) -> str:
         out.append(f"Frame {frame['qualname']} ({where}:{frame['first_line']}{parent})")
         for entry in frame["entries"]:
             head = f"  [{entry['compile_id']}] {_plural(len(entry['graphs']), 'graph')}, " \
-                   f"{_plural(len(entry['guards']), 'guard')}, {_plural(entry['hits'], 'hit')}"
+                   f"{_plural(len(entry['guards']), 'guard')}, {_plural(entry['hits'], 'hit')}" \
+                   f"{'' if entry.get('hits_counted', True) else ' (then skipped: later calls not counted)'}"
             out.append(head)
             if entry["eager_reason"]:
                 out.append(f"      runs eagerly: {entry['eager_reason']}")

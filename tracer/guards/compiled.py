@@ -12,10 +12,12 @@ guards in order to say which premise broke and what the value is now.
 from __future__ import annotations
 
 import itertools
+import math
 
+import torch
 
 from ..source import SOURCE_NAMESPACE
-from .kinds import Guard, actual_text, check_one, leaf_test
+from .kinds import Guard, actual_text, check_one, kind_of, leaf_test, tensor_mismatch
 
 
 class GuardSet:
@@ -32,7 +34,7 @@ class GuardSet:
         from .native import NativeGuards
         try:
             self.native = NativeGuards(self.guards, code, f_locals, f_globals)
-        except Exception:  # a guard torch's tree cannot take: the generated Python check answers
+        except Exception:  # noqa: BLE001 - a guard torch's tree cannot take: the generated Python check answers
             self.native = None
         return self.native
 
@@ -52,23 +54,57 @@ class GuardSet:
     def first_failure(self, f_locals: dict, f_globals: dict) -> str | None:
         """Text of the first guard that fails, with the actual value; None if all pass."""
         for guard in self.guards:
-            try:
-                value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
-            except Exception as error:  # the path itself is gone: that is the failure
-                return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
-            try:
-                ok = check_one(guard, value)
-            except Exception:
-                ok = False
-            if not ok:
+            failure = failure_text(guard, f_locals, f_globals)
+            if failure is not None:
                 where = f"  # {guard.installed_at}" if guard.installed_at else ""
-                return f"{guard.expr}, {actual_text(guard, value)}{where}"
+                return f"{failure}{where}"
         native = self.native
         parts = native.failing_parts(f_locals) if native is not None and f_globals is native.f_globals else []
         if parts:
             return f"{parts[0]}, failed in torch's native check (which also compares a tensor's dispatch " \
                    "keys and more global state)"
         return None
+
+
+def failure_text(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
+    """Why `guard` fails for this frame, with the value now (a tensor's in Dynamo's words:
+    `tensor 'x' size mismatch at index 0. expected 3, actual 2`), or None if it holds."""
+    if kind_of(guard).reads_frame:
+        return shape_failure(guard, f_locals, f_globals)
+    try:
+        value = None if guard.source is None else guard.source.get_value(f_locals, f_globals)
+    except Exception as error:  # noqa: BLE001 - the path itself is gone: that is the failure
+        return f"{guard.source_name}: cannot be read ({type(error).__name__}: {error})"
+    try:
+        ok = check_one(guard, value)
+    except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
+        ok = False
+    if ok:
+        return None
+    if guard.kind == "TENSOR_MATCH" and isinstance(value, torch.Tensor):
+        return tensor_mismatch(guard.source_name, guard.expected, value)
+    return f"{guard.expr}, {actual_text(guard, value)}"
+
+
+def shape_failure(guard: Guard, f_locals: dict, f_globals: dict) -> str | None:
+    """`2 <= L['x'].size()[0] <= 4, got L['x'].size()[0] = 6`, or None if it holds."""
+    check = guard.expected
+    try:
+        if check.holds(f_locals, f_globals):
+            return None
+    except Exception as error:  # noqa: BLE001 - an expression that raises fails, and says why
+        return f"{check.text}, cannot be evaluated ({type(error).__name__}: {error})"
+    values = []
+    for term in check.terms:
+        try:
+            values.append(f"{term} = {_fetch(term, f_locals, f_globals)}")
+        except Exception:  # noqa: BLE001 - a term that cannot be read is named as such
+            values.append(f"{term} cannot be read")
+    return f"{check.text}, got {', '.join(values) or 'False'}"
+
+
+def _fetch(expression: str, f_locals: dict, f_globals: dict):
+    return eval(expression, {**SOURCE_NAMESPACE}, {"L": f_locals, "G": f_globals})
 
 
 class _Node:
@@ -110,7 +146,8 @@ def _compile(guards: tuple[Guard, ...]):
         consts[name] = value
         return name
 
-    state, roots = build_tree(guards)
+    shape_guards = [g for g in guards if kind_of(g).reads_frame]  # read several sources: after the tree
+    state, roots = build_tree([g for g in guards if not kind_of(g).reads_frame])
     for guard in state:
         lines.append(f"if not ({leaf_test(guard, None, const)}): return False")
 
@@ -127,6 +164,8 @@ def _compile(guards: tuple[Guard, ...]):
 
     for root in roots.values():
         emit(root, None)
+    for guard in shape_guards:
+        lines.append(f"if not ({leaf_test(guard, None, const)}): return False")
     body = "\n        ".join(lines) or "pass"
     src = (
         "def check(L, G):\n"
@@ -138,6 +177,7 @@ def _compile(guards: tuple[Guard, ...]):
     )
     namespace = dict(consts)
     namespace.update(SOURCE_NAMESPACE)
+    namespace.update(math=math, torch=torch)  # the ShapeEnv's guards may call math.isnan, torch.sym_*
     exec(compile(src, "<guards>", "exec"), namespace)
     check = namespace["check"]
     check.source_code = src

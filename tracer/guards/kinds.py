@@ -12,6 +12,8 @@ and the torch native guard that answers the same question (`native`, used by
 """
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -22,7 +24,7 @@ from torch._C._dynamo.guards import (
     install_object_aliasing_guard,
 )
 
-from ..source import Source
+from ..source import SOURCE_NAMESPACE, Source
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,50 @@ class TensorMeta:
     size: tuple[int, ...]
     stride: tuple[int, ...]
     dispatch_keys: object = field(default=None, compare=False, repr=False)
+    marked: bool = False  # it carried mark_dynamic & co.'s markers; if not, the check says it still does not
 
     @classmethod
-    def of(cls, t: torch.Tensor) -> "TensorMeta":
-        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()), tuple(t.stride()),
-                   torch._C._dispatch_keys(t))
+    def of(cls, t: torch.Tensor, size=None, stride=None) -> "TensorMeta":
+        """`size` / `stride`: the pattern to match, None at each symbolic dimension (default: all of t's)."""
+        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()) if size is None else tuple(size),
+                   tuple(t.stride()) if stride is None else tuple(stride), torch._C._dispatch_keys(t),
+                   is_marked(t))
+
+    def is_static(self) -> bool:
+        return None not in self.size and None not in self.stride
+
+
+@dataclass(frozen=True)
+class ShapeCheck:
+    """What a SHAPE_ENV guard tests: a Python expression over L and G produced by torch's ShapeEnv."""
+
+    python: str  # evaluable: `2 <= L['x'].size()[0] and L['x'].size()[0] <= 4`
+    text: str  # as Dynamo prints it: `2 <= L['x'].size()[0] <= 4`
+    terms: tuple[str, ...] = ()  # the sizes it reads (`L['x'].size()[0]`), shown with their value on a failure
+
+    def holds(self, f_locals: dict, f_globals: dict) -> bool:
+        return bool(_shape_check(self.python)(f_locals, f_globals))
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_check(python: str):
+    from ..source import SOURCE_NAMESPACE
+    return eval(compile(f"lambda L, G: ({python})", "<shape guard>", "eval"),
+                {**SOURCE_NAMESPACE, "math": math, "torch": torch})
+
+
+MARKED = "_has_dynamo_dim_marking"  # the flag mark_dynamic / maybe_mark_dynamic / mark_static set on a tensor
+
+
+def is_marked(t) -> bool:
+    """Whether a tensor carries dimension markers; one never marked has an empty __dict__ (the fast path)."""
+    d = t.__dict__
+    return bool(d) and MARKED in d
+
+
+def dims_match(actual, pattern) -> bool:
+    """A size or stride against a pattern with None at the symbolic dimensions."""
+    return len(actual) == len(pattern) and all(p is None or a == p for a, p in zip(actual, pattern))
 
 
 @dataclass(frozen=True)
@@ -66,6 +107,7 @@ class Guard:
     expected: object
     installed_at: InstalledAt | None = field(default=None, compare=False)
     installed_by: str | None = field(default=None, compare=False)  # the tracker being built, e.g. "TensorVariable"
+    causes: tuple = field(default=(), compare=False)  # shape guards: the ShapeCauses behind it (shapes/provenance.py)
 
     @property
     def source_name(self) -> str:
@@ -149,6 +191,7 @@ class GuardKind:
     native(manager, expected, verbose)  installs the same check on a torch GuardManager (None: the
                                   native tree runs `test` as a lambda guard)
     reads_source                  False for a kind over process state (no Source)
+    reads_frame                   True for a kind whose test reads L and G (several sources)
     relational                    the guard reads a SourceGroup (expected: its members' names): `test`
                                   and `actual` get the tuple of their values, `native` their managers
     """
@@ -160,6 +203,7 @@ class GuardKind:
     expected_json: Callable[[Any], Any] = lambda e: repr(e)[:200]
     native: Callable | None = None
     reads_source: bool = True
+    reads_frame: bool = False  # its test reads the frame's L and G itself (SHAPE_ENV): checked after the tree
     relational: bool = False
 
 
@@ -171,18 +215,56 @@ def _tensor_expr(name, m) -> str:
 def _tensor_test(e, v, const) -> str:
     # `is_cpu` is one flag read where `device` builds a device object; a CPU device has no index
     device = f"{v}.is_cpu" if e.device.type == "cpu" else f"{v}.device == {const(e.device)}"
-    return (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
-            f"and {v}.requires_grad is {e.requires_grad} "
-            f"and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}")
+    head = (f"type({v}) is {const(e.type)} and {v}.dtype is {const(e.dtype)} and {device} "
+            f"and {v}.requires_grad is {e.requires_grad}")
+    if not e.marked:  # as Dynamo's DIMENSION_DYNAMIC_MARKING guards: marking it later recompiles
+        head += f" and (not {v}.__dict__ or {const(MARKED)} not in {v}.__dict__)"
+    if e.is_static():
+        return f"{head} and {v}.shape == {const(e.size)} and {v}.stride() == {const(e.stride)}"
+    match = const(dims_match)  # None at a symbolic size: the SHAPE_ENV guards check it
+    return f"{head} and {match}({v}.shape, {const(e.size)}) and {match}({v}.stride(), {const(e.stride)})"
 
 
 def _tensor_actual(then, value) -> str:
     if isinstance(value, torch.Tensor):
-        now = TensorMeta.of(value)
-        for attr in ("type", "dtype", "device", "requires_grad", "size", "stride", "dispatch_keys"):
-            if getattr(now, attr) != getattr(then, attr):
-                return f"{attr} mismatch: expected {getattr(then, attr)}, actual {getattr(now, attr)}"
+        return tensor_mismatch("", then, value)
     return f"got {_short(value)}"
+
+
+def tensor_name(source_name: str) -> str:
+    """How Dynamo names a tensor in a mismatch: a local by its name (`x`, `xs[1]`), anything else as it is."""
+    if source_name.startswith("L['"):
+        return source_name[3:].replace("']", "", 1)
+    return source_name
+
+
+def tensor_mismatch(source_name: str, then: TensorMeta, value: torch.Tensor) -> str:
+    """A failed TENSOR_MATCH in Dynamo's words: `tensor 'x' size mismatch at index 0. expected 3, actual 2`."""
+    name = f"tensor '{tensor_name(source_name)}'" if source_name else "tensor"
+    if type(value) is not then.type:
+        return f"{name} type mismatch. expected {then.type.__name__}, actual {type(value).__name__}"
+    if value.dtype != then.dtype:
+        return f"{name} dtype mismatch. expected {then.dtype}, actual {value.dtype}"
+    if value.device != then.device:
+        return f"{name} device mismatch. expected {then.device}, actual {value.device}"
+    if value.requires_grad != then.requires_grad:
+        return f"{name} requires_grad mismatch. expected requires_grad={int(then.requires_grad)}"
+    if value.dim() != len(then.size):
+        return f"{name} rank mismatch. expected {len(then.size)}, actual {value.dim()}"
+    for what, actual, pattern in (("size", value.size(), then.size), ("stride", value.stride(), then.stride)):
+        for index, (a, p) in enumerate(zip(actual, pattern)):
+            if p is not None and a != p:
+                return f"{name} {what} mismatch at index {index}. expected {p}, actual {a}"
+    keys = torch._C._dispatch_keys(value)
+    if then.dispatch_keys is not None and keys != then.dispatch_keys:
+        return f"{name} dispatch key set mismatch. expected {then.dispatch_keys}, actual {keys}"
+    if not then.marked and is_marked(value):  # Dynamo's words
+        return f"{name}: {MARKED} is present on runtime tensor but was absent at compile time"
+    return f"{name} matches"
+
+
+def _shape_json(e) -> dict:
+    return {"python": e.python, "reads": list(e.terms)}
 
 
 def _tensor_json(m) -> dict:
@@ -195,6 +277,8 @@ def _tensor_native(manager, m, verbose, example) -> None:
         raise TypeError("a tensor check needs the tensor it was made from")
     manager.add_tensor_match_guard(example, list(m.size), list(m.stride), verbose[0], verbose, None, m.type,
                                    m.dispatch_keys)
+    if not m.marked:  # as Dynamo's DIMENSION_DYNAMIC_MARKING guards: marking it later recompiles
+        manager.add_no_hasattr_guard(MARKED, [f"{verbose[0]}: not hasattr(tensor, {MARKED!r})"], None)
 
 
 def _equals_test(e, v, const) -> str:
@@ -286,6 +370,9 @@ KINDS: dict[str, GuardKind] = {kind.name: kind for kind in (
               native=_no_aliasing_native, relational=True),
     GuardKind("GLOBAL_STATE", lambda n, e: f"___check_global_state() against {dict(e)}", _global_state_test,
               _global_state_actual, lambda e: {k: str(v) for k, v in e}, _global_state_native, reads_source=False),
+    # the ShapeEnv's guards over symbolic sizes and ints: Python over L and G (shapes/env.py)
+    GuardKind("SHAPE_ENV", lambda n, e: e.text, lambda e, v, const: f"({e.python})",
+              expected_json=_shape_json, reads_frame=True),
 )}
 
 
@@ -302,7 +389,12 @@ def leaf_test(guard: Guard, v: str, const) -> str:
 
 
 def leaf_function(guard: Guard) -> Callable[[Any], bool]:
-    """The check of one guard as a function of its source's value (made once, called often)."""
+    """The check of one guard as a function of its source's value (made once, called often).
+
+    A kind that reads the frame (SHAPE_ENV) has no single value: check it with `expected.holds(L, G)`.
+    """
+    if kind_of(guard).reads_frame:
+        raise ValueError(f"a {guard.kind} guard is checked over the frame's L and G")
     consts: dict = {}
 
     def const(v) -> str:
@@ -310,7 +402,6 @@ def leaf_function(guard: Guard) -> Callable[[Any], bool]:
         consts[name] = v
         return name
 
-    from ..source import SOURCE_NAMESPACE
     test = leaf_test(guard, "value", const)
     namespace = {"__builtins__": {"type": type, "len": len, "tuple": tuple, "bool": bool, "set": set, "map": map,
                                  "id": id}, **SOURCE_NAMESPACE, **consts}

@@ -12,16 +12,20 @@ made from its tensor.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 import types
+
+import torch
 
 from torch._C._dynamo.eval_frame import code_framelocals_names
 from torch._C._dynamo.guards import RootGuardManager
 
-from ..source import (SOURCE_NAMESPACE, AttrSource, GetItemSource, GlobalSource, LocalSource, ModuleSource,
-                      SourceGroup, TypeSource)
+from ..source import (SOURCE_NAMESPACE, AttrSource, BuiltinSource, GetItemSource, GlobalsDictSource, GlobalSource,
+                      LocalSource, ModuleSource, SourceGroup, TypeSource, builtins_of)
 from .compiled import build_tree
 from .kinds import kind_of, leaf_function
+from .tag_safety import mark_tag_safe_roots
 
 
 def _manager_kind():
@@ -39,12 +43,18 @@ class NativeGuards:
         self._kind = _manager_kind()
         self._locals = {name: i for i, name in enumerate(code_framelocals_names(code))}
         self._globals = None
+        self._builtins = None
         self._modules = None
-        state, roots = build_tree(guards)
+        frame_guards = [g for g in guards if kind_of(g).reads_frame]  # the shape guards read L and G
+        state, roots = build_tree([g for g in guards if not kind_of(g).reads_frame])
         for guard in state:
             self._leaf(self.root, guard, None)
+        self._reached: dict[str, tuple] = {}  # a manager's source -> how _node reached it (for twins)
         for node in roots.values():
             self._node(node, None, None, f_locals, f_globals)
+        for guard in frame_guards:
+            self._frame_leaf(guard)
+        self.tag_safe_roots = mark_tag_safe_roots(self.root, self._twin)
         self.probing = False  # a check asked from Python (what-if, a failure's reason), not a lookup
 
     def probe(self, f_locals: dict) -> bool:
@@ -71,26 +81,43 @@ class NativeGuards:
             return
         try:
             value = node.source.get_value(f_locals, f_globals)
-        except Exception:  # the value is gone already: the Python test fails as it would
+        except Exception:  # noqa: BLE001 - the value is gone already: the Python test fails as it would
             value = None
         manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
             self._python_subtree(node, base)
             return
+        self._reached[manager.get_source()] = (node, base, base_value, value)
         for guard in node.guards:
             self._leaf(manager, guard, value)
         for child in node.children.values():
             self._node(child, manager, value, f_locals, f_globals)
 
-    def _accessor(self, source, base, base_value, value):
-        name, kind = source.name(), self._kind
+    def _twin(self, manager) -> None:
+        """A second manager of `manager`'s value, reached the same way but outside its subtree, with
+        the same guards of its own (a tag-safe root's own guards, which its fast path skips)."""
+        node, base, base_value, value = self._reached[manager.get_source()]
+        twin = self._accessor(node.source, base, base_value, value,
+                              name=f"{node.source.name()} (outside its tag-safe subtree)")
+        for guard in node.guards:
+            self._leaf(twin, guard, value)
+
+    def _accessor(self, source, base, base_value, value, name=None):
+        name, kind = name or source.name(), self._kind
         if isinstance(source, LocalSource) and source.local_name in self._locals:
             key = (source.local_name, self._locals[source.local_name])
             return self.root.framelocals_manager(key, name, value, kind)
-        if isinstance(source, GlobalSource):
+        if isinstance(source, (GlobalSource, GlobalsDictSource)):
             if self._globals is None:
                 self._globals = self.root.globals_dict_manager(self.f_globals, "G", self.f_globals, kind)
+            if isinstance(source, GlobalsDictSource):
+                return self._globals
             return self._globals.dict_getitem_manager(source.global_name, name, value, kind)
+        if isinstance(source, BuiltinSource):  # the frame's builtins dict, a dict torch reads straight
+            if self._builtins is None:
+                found = builtins_of(self.f_globals)
+                self._builtins = self.root.globals_dict_manager(found, "G['__builtins_dict___0']", found, kind)
+            return self._builtins.dict_getitem_manager(source.builtin_name, name, value, kind)
         if isinstance(source, ModuleSource):
             if self._modules is None:
                 self._modules = self.root.globals_dict_manager(sys.modules, "sys.modules", sys.modules, kind)
@@ -98,6 +125,12 @@ class NativeGuards:
         if base is None:
             return None
         if type(source) is AttrSource:
+            if _reads_instance_dict(base_value, source.member):  # a module's attribute: from its __dict__,
+                instance_dict = base.get_generic_dict_manager(     # whose tag then stands for it
+                    f"{source.base.name()}.__dict__", base_value.__dict__, kind)
+                if source.member == "__dict__":
+                    return instance_dict
+                return instance_dict.dict_getitem_manager(source.member, name, value, kind)
             return base.getattr_manager(source.member, name, value, kind)
         if type(source) is GetItemSource:  # a dict's item read straight from the dict (a module's
             if type(base_value) is dict:    # _parameters, _modules); anything else through __getitem__
@@ -115,7 +148,7 @@ class NativeGuards:
             base_value = value
             try:
                 value = link.get_value(f_locals, f_globals)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a link that cannot be read has no manager
                 value = None
             manager = self._accessor(link, manager, base_value, value)
             if manager is None:
@@ -144,6 +177,17 @@ class NativeGuards:
         self.root.add_lambda_guard(check, [f"{g.expr}" for g in guards], None)
 
     # ---- leaves --------------------------------------------------------------------------
+    def _frame_leaf(self, guard) -> None:
+        """A guard over the whole frame (a SHAPE_ENV guard: sizes of several inputs) as a root lambda."""
+        holds, f_globals = guard.expected.holds, self.f_globals
+
+        def check(f_locals) -> bool:
+            try:
+                return holds(f_locals, f_globals)
+            except Exception:  # noqa: BLE001 - an input is not a tensor any more: the guard fails
+                return False
+        self.root.add_lambda_guard(check, [guard.expr], None)
+
     def _leaf(self, manager, guard, value) -> None:
         verbose = [guard.expr]
         kind = kind_of(guard)
@@ -154,6 +198,19 @@ class NativeGuards:
             except TypeError:  # this value has no native form of the check: the Python test below
                 pass
         manager.add_lambda_guard(_python_leaf(guard, kind.reads_source), verbose, None)
+
+
+def _reads_instance_dict(owner, member: str) -> bool:
+    """Is `owner.member` the item `member` of owner's __dict__ (an nn.Module's own attribute, no
+    descriptor of its class in the way)?  Such a read goes through the dict, as Dynamo reads modules."""
+    if not isinstance(owner, torch.nn.Module) or type(owner).__getattribute__ is not object.__getattribute__:
+        return False
+    if member == "__dict__":
+        return True
+    if member not in owner.__dict__:
+        return False
+    descriptor = inspect.getattr_static(type(owner), member, None)
+    return descriptor is None or not (hasattr(descriptor, "__set__") or hasattr(descriptor, "__delete__"))
 
 
 def _python_accessor(source):
@@ -169,7 +226,7 @@ def _python_leaf(guard, reads_source: bool):
     def test(value) -> bool:
         try:
             return check(value if reads_source else None)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
             return False
     return test
 
@@ -195,6 +252,6 @@ def _python_check(checks, f_locals, f_globals) -> bool:
         try:
             if not check(source.get_value(f_locals, f_globals)):
                 return False
-        except Exception:
+        except Exception:  # noqa: BLE001 - a check that raises on the value fails the guard
             return False
     return True

@@ -14,8 +14,10 @@ JSON schema (one object per cache entry), version 1:
           "expected": "2",               # repr of the expected value (a dict for TENSOR_MATCH)
           "installed_at": {"file": ..., "function": ..., "line": 7, "offset": 12,
                            "columns": [8, 17], "source_line": "..."} or null,
-          "installed_by": "ConstantVariable" or null
-        }, ...
+          "installed_by": "ConstantVariable" or null,
+          "causes": [{"why": ..., "installed_at": {...} or null, "opname": ..., "tracker": ...}, ...]
+        }, ...                           # causes: why a shape guard (SHAPE_ENV, or a TENSOR_MATCH whose
+                                         # size was specialised) exists, one per fact behind it
       ],
       "tree": [ {"source": "G['cfg']", "guards": [<index into guards>...], "children": [...]}, ... ]
     }
@@ -28,18 +30,23 @@ from .compiled import build_tree
 from .kinds import Guard, expected_json
 
 
+def installed_at_json(at) -> dict | None:
+    return None if at is None else {
+        "file": at.filename, "function": at.function, "line": at.line, "offset": at.offset,
+        "columns": list(at.col_span), "source_line": at.source_line.strip(),
+    }
+
+
 def guard_to_json(guard: Guard) -> dict:
-    at = guard.installed_at
     return {
         "source": guard.source_name,
         "kind": guard.kind,
         "expression": guard.expr,
         "expected": expected_json(guard),
-        "installed_at": None if at is None else {
-            "file": at.filename, "function": at.function, "line": at.line, "offset": at.offset,
-            "columns": list(at.col_span), "source_line": at.source_line.strip(),
-        },
+        "installed_at": installed_at_json(guard.installed_at),
         "installed_by": guard.installed_by,
+        "causes": [{"why": c.why, "installed_at": installed_at_json(c.installed_at), "opname": c.opname,
+                    "tracker": c.tracker} for c in guard.causes],
     }
 
 
@@ -76,6 +83,7 @@ def report_text(entry) -> str:
         for guard in node.guards:
             where = f"  # {guard.installed_at}" if guard.installed_at else ""
             lines.append(f"{pad}| +- {guard}{where}")
+            lines.extend(f"{pad}| |    because {cause}" for cause in guard.causes)
         for child in node.children.values():
             walk(child, depth + 1)
 

@@ -9,8 +9,12 @@ or, for each entry, the first guard that would fail and force a recompile.
 editor tries a value, asks for a prediction, and rolls back.
 """
 from __future__ import annotations
+import ast
 
+import inspect
 from dataclasses import dataclass, field
+
+import torch
 
 _MISSING = object()
 
@@ -48,6 +52,27 @@ def predict(compiled, args=(), kwargs=None) -> Prediction:
         failures.append((entry.compile_id, entry.guards.first_failure(f_locals, f_globals) or "?"))
     return Prediction(None, failures=failures,
                       cache_limit_reached=len(compiled.cache_entries) >= compiled.cache_size_limit)
+
+
+def reshaped(compiled, args: tuple, kwargs: dict, shapes: dict) -> tuple[tuple, dict]:
+    """A call's arguments with the named tensors replaced by fresh ones of new shapes: "what if x were 6x2?".
+
+    `shapes` maps a parameter name to a shape (a tuple of ints); each new tensor keeps the old one's
+    dtype, device and requires_grad, so only its size differs in the guards' eyes.
+    """
+    if not shapes:
+        return tuple(args), dict(kwargs)
+    full = tuple(args) if compiled.bound_self is None else (compiled.bound_self, *args)
+    bound = inspect.signature(compiled.fn, follow_wrapped=False).bind(*full, **kwargs)
+    for name, shape in shapes.items():
+        old = bound.arguments.get(name, _MISSING)
+        if not isinstance(old, torch.Tensor):
+            raise ValueError(f"{name!r} is not a tensor argument of {compiled.fn.__qualname__}")
+        new = torch.randn(tuple(shape), dtype=old.dtype, device=old.device) if old.is_floating_point() else \
+            torch.zeros(tuple(shape), dtype=old.dtype, device=old.device)
+        bound.arguments[name] = new.requires_grad_(old.requires_grad) if new.is_floating_point() else new
+    new_args = bound.args if compiled.bound_self is None else bound.args[1:]
+    return tuple(new_args), dict(bound.kwargs)
 
 
 @dataclass
@@ -101,7 +126,6 @@ class StateEditor:
         self.undo_all()
 
     def _resolve(self, path: str):
-        import ast
         node = ast.parse(path, mode="eval").body
         if isinstance(node, ast.Name):
             g, name = self.globals, node.id

@@ -15,4 +15,11 @@ from .user_functions import (CellVariable, NestedUserFunctionVariable,
                              UserFunctionVariable, UserMethodVariable)
 from .tensor import TensorVariable
 
-__all__ = [name for name in dir() if name.endswith(("Variable", "Tracker"))]
+__all__ = [
+    "VariableTracker", "BuiltinVariable", "ConstantVariable", "ConstDictVariable",
+    "DictViewVariable", "TorchFunctionVariable", "LazyVariableTracker", "ListIteratorVariable",
+    "ListVariable", "RangeVariable", "SliceVariable", "TupleVariable", "GetAttrVariable",
+    "NullVariable", "PythonModuleVariable", "UserDefinedClassVariable", "UserDefinedObjectVariable",
+    "NNModuleVariable", "FunctoolsPartialVariable", "CellVariable", "NestedUserFunctionVariable",
+    "UserFunctionVariable", "UserMethodVariable", "TensorVariable",
+]

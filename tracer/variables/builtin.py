@@ -17,11 +17,12 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import python_dunder
-from .functional import handler_for
+from .functional import handler_for, pull
 from .generator import GeneratorVariable
-from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable,
-                    SliceVariable, TupleVariable, items_of)
-from .operators import OperatorGetterVariable, apply_operator, realized  # noqa: F401 (re-exported)
+from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
+                    TupleVariable, hash_key, items_of, sorted_items, unique_items)
+from .operators import OperatorGetterVariable, apply_operator, realized
+from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
 
 # Every builtin function of the math module is pure: fold it on constant arguments.
@@ -76,6 +77,10 @@ class BuiltinVariable(VariableTracker):
         args = realized(args)
         kwargs = {k: v.realize() for k, v in kwargs.items()}
         name = getattr(self.fn, "__name__", "")
+        if not kwargs and any(isinstance(a, SymNodeVariable) for a in args):
+            result = sym_builtin(tx, self.fn, args)  # int()/float()/max()/min()/abs() of a symbolic size
+            if result is not None:
+                return result
         modelled = handler_for(self.fn)
         if modelled is not None and _takes(modelled, 1, len(args), tuple(kwargs)):
             return modelled(tx, *args, **kwargs)
@@ -117,7 +122,7 @@ class BuiltinVariable(VariableTracker):
         if isinstance(obj, TensorVariable):
             if obj.example.dim() == 0:
                 raise Unsupported("len() of a 0-d tensor")
-            return ConstantVariable(int(obj.example.shape[0]))
+            return obj.call_method(tx, "__len__", [], {})  # a symbolic size stays symbolic
         if isinstance(obj, (BaseListVariable, ConstDictVariable, DictViewVariable)):
             return obj.call_method(tx, "__len__", [], {})  # without realizing (and guarding) the items
         return obj.call_method(tx, "__len__", [], {}) if not obj.is_python_constant() else None
@@ -166,7 +171,6 @@ class BuiltinVariable(VariableTracker):
         return SuperVariable(cls=cls.as_python_constant(), obj=obj)
 
     def call_sorted(self, tx, obj, **kwargs):
-        from .lists import sorted_items
         return ListVariable(tuple(sorted_items(tx, list(self._sequence(tx, obj)), kwargs)))
 
     def call_sum(self, tx, obj, start=None):
@@ -236,7 +240,8 @@ class BuiltinVariable(VariableTracker):
             raise
 
     def call_range(self, tx, *args):
-        return RangeVariable(range(*[a.as_python_constant() for a in args]))
+        return RangeVariable(range(*[a.specialize(f"range() needs a plain int, not {a.expr()}", tx)
+                                     if isinstance(a, SymNodeVariable) else a.as_python_constant() for a in args]))
 
     def call_slice(self, tx, *args):
         parts = list(args) + [ConstantVariable(None)] * (3 - len(args))
@@ -254,7 +259,6 @@ class BuiltinVariable(VariableTracker):
         return TupleVariable(tuple(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_dict(self, tx, obj=None, **kwargs):
-        from .dicts import _key
         entries = {}
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
@@ -265,19 +269,17 @@ class BuiltinVariable(VariableTracker):
                     if len(parts) != 2:
                         raise observed(ValueError(f"dictionary update sequence element #{i} has length "
                                                   f"{len(parts)}; 2 is required"))
-                    entries[_key(parts[0])] = parts[1]
+                    entries[hash_key(parts[0])] = parts[1]
         entries.update(kwargs)
         return ConstDictVariable(entries)
 
     def call_dict_fromkeys(self, tx, keys, value=None):
         """dict.fromkeys(keys, value): every key maps to the one `value` tracker (shared, like Python)."""
-        from .dicts import _key
         value = value if value is not None else ConstantVariable(None)
-        entries = {_key(k.realize()): value for k in self._sequence(tx, keys)}
+        entries = {hash_key(k.realize()): value for k in self._sequence(tx, keys)}
         return ConstDictVariable(entries, dict_cls=self.fn.__self__)  # defaultdict's: no default_factory
 
     def call_set(self, tx, obj=None):
-        from .lists import SetVariable, unique_items
         return SetVariable(unique_items(self._sequence(tx, obj)) if obj is not None else ())
 
     def call_iter(self, tx, obj):
@@ -312,7 +314,6 @@ class BuiltinVariable(VariableTracker):
     def call_zip(self, tx, *seqs, strict=None):
         """Rows pulled as zip pulls them (left to right, stopping at the first exhausted iterator), so an
         endless iterator (itertools.count()) beside a list is fine."""
-        from .functional import pull
         if not any(isinstance(s, GeneratorVariable) for s in seqs):
             columns = [self._sequence(tx, s) for s in seqs]
         else:
@@ -423,7 +424,7 @@ class BuiltinVariable(VariableTracker):
     def call_str(self, tx, obj=None):
         if obj is None:
             return None
-        if python_dunder(obj, "__str__") is not None:
+        if python_dunder(obj, "__str__", tx) is not None:
             return self._user_text(tx, obj, "__str__")
         if python_dunder(obj, "__repr__") is not None and obj.python_type().__str__ is object.__str__:
             return self._user_text(tx, obj, "__repr__")  # object.__str__ calls repr()

@@ -17,8 +17,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import threading
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -102,6 +103,28 @@ def _record(tx, fn, args: tuple) -> torch.fx.Node:
     return node
 
 
+@dataclass(frozen=True)
+class ResumedSwitch:
+    """An autocast or inference-mode block entered again after a graph break: by the break's code
+    around the instruction it runs, and by a resume function where the block's body goes on.
+
+    It is a constant of the generated code, so what one entry returns for its exit (a mode
+    handle) waits on a stack of this thread's open entries: with-blocks leave in the order
+    opposite to the one they entered in.
+    """
+
+    kind: type  # the StateSwitchVariable subclass the resumed trace sees
+    values: tuple
+    _open: threading.local = field(default_factory=threading.local, compare=False, hash=False, repr=False)
+
+    def __enter__(self):
+        handles = self._open.__dict__.setdefault("handles", [])
+        handles.append(self.kind.ENTER(*self.values))
+
+    def __exit__(self, *exc_info):
+        self.kind.EXIT(self._open.handles.pop())
+
+
 @dataclass(frozen=True, eq=False)
 class StateSwitchVariable(VariableTracker):
     """A with-block that records an enter node and an exit node taking it (autocast, inference mode).
@@ -128,6 +151,14 @@ class StateSwitchVariable(VariableTracker):
         hooks.pop()()
         _record(tx, self.EXIT, (self.node,))
         return NONE
+
+    def leave_at_break(self, tx) -> None:
+        """The exit node for a graph that ends inside the block (the trace-time switch is undone
+        by `output.cleanup_hooks` once the trace stops)."""
+        _record(tx, self.EXIT, (self.node,))
+
+    def resumed(self) -> ResumedSwitch:
+        return ResumedSwitch(type(self), self.values)
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,6 +247,26 @@ class NullContextVariable(VariableTracker):
 
 
 @dataclass(frozen=True, eq=False)
+class ProfilerContextVariable(VariableTracker):
+    """`torch.profiler.record_function(name)`, `torch.profiler.profile()`: Dynamo ignores what they
+    record (nothing in the graph, nothing run at trace time); `as` binds the object itself."""
+
+    cls: type = None
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def enter(self, tx):
+        return self, self
+
+    def exit(self, tx, exc_args=()) -> VariableTracker:
+        return NONE
+
+    def short_repr(self) -> str:
+        return f"{self.cls.__qualname__}(ignored)"
+
+
+@dataclass(frozen=True, eq=False)
 class SuppressVariable(VariableTracker):
     """contextlib.suppress(*exceptions): an exception of those classes leaving the block is swallowed."""
 
@@ -251,7 +302,7 @@ class WithExitVariable(VariableTracker):
 
 
 CONTEXT_TRACKERS = (GradModeVariable, StateSwitchVariable, GeneratorContextVariable, NullContextVariable,
-                    SuppressVariable)
+                    ProfilerContextVariable, SuppressVariable)
 
 
 def enter_with(tx, ctx: VariableTracker) -> tuple[VariableTracker, VariableTracker]:
@@ -283,6 +334,7 @@ def exit_through_exception(tx, exit_fn: VariableTracker, exception: VariableTrac
 
 GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True}
 AUTOCAST_CLASSES = (torch.amp.autocast_mode.autocast, torch.cpu.amp.autocast, torch.cuda.amp.autocast)
+PROFILER_CLASSES = (torch.autograd.profiler.record_function, torch.profiler.profile, torch.autograd.profiler.profile)
 
 
 def _constants(args, kwargs, what: str):
@@ -306,6 +358,8 @@ def construct_context(tx, cls: type, args: list, kwargs: dict) -> VariableTracke
         bound.apply_defaults()
         device = bound.arguments.get("device_type") or ("cuda" if cls is torch.cuda.amp.autocast else "cpu")
         return AutocastVariable(values=(device, *(bound.arguments[k] for k in ("dtype", "enabled", "cache_enabled"))))
+    if cls in PROFILER_CLASSES:
+        return ProfilerContextVariable(cls=cls)
     if cls is torch.inference_mode:
         values, named = _constants(args, kwargs, "torch.inference_mode")
         mode = (values or list(named.values()) or [True])[0]

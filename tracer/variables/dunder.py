@@ -39,16 +39,22 @@ _UNARY = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__
           abs: "__abs__", operator.getitem: "__getitem__", operator.contains: "__contains__"}
 
 
-def python_dunder(var, name: str):
-    """The Python function `type(var).name`, if var is a user object whose class defines one."""
+def python_dunder(var, name: str, tx=None):
+    """The Python function `type(var).name`, if var is a user object whose class defines one.
+    With `tx`, an answer "none" is guarded: a class that gains the dunder later recompiles."""
     from .misc import UserDefinedObjectVariable
     if type(var) is not UserDefinedObjectVariable:  # modules answer their container dunders themselves
         return None
+    cls = var.python_type()
     try:
-        attr = inspect.getattr_static(var.python_type(), name)
+        attr = inspect.getattr_static(cls, name)
     except AttributeError:
-        return None
-    return attr if isinstance(attr, types.FunctionType) else None
+        attr = None
+    if isinstance(attr, types.FunctionType):
+        return attr
+    if tx is not None:
+        var.guard_class_lacks(tx, name)  # only a builtin's (object.__eq__) or none: a user class may add one
+    return None
 
 
 def _call(tx, var, name, args):
@@ -61,7 +67,7 @@ def _not_implemented(result) -> bool:
 
 def _binary(tx, left, right, name: str, reflected: str):
     """Python's binary_op1: left's dunder, then right's reflected one; None when neither applies."""
-    left_fn, right_fn = python_dunder(left, name), python_dunder(right, reflected)
+    left_fn, right_fn = python_dunder(left, name, tx), python_dunder(right, reflected, tx)
     if left_fn is None and right_fn is None:
         return None
     right_first = (right_fn is not None and right.python_type() is not left.python_type()
@@ -89,7 +95,7 @@ def _inverted_eq(tx, left, right):
 
 def user_operator(tx, op, args):
     """`op(*args)` through user dunders, or None when no user object defines the operator."""
-    if op in _UNARY and python_dunder(args[0], _UNARY[op]) is not None:
+    if op in _UNARY and python_dunder(args[0], _UNARY[op], tx) is not None:
         return _call(tx, args[0], _UNARY[op], args[1:])
     if len(args) != 2:
         return None
@@ -102,7 +108,7 @@ def user_operator(tx, op, args):
             return None  # both declined: identity, decided by the caller
     elif op in INPLACE_TO_PLAIN:
         plain = _BINARY[INPLACE_TO_PLAIN[op]]
-        if python_dunder(left, f"__i{plain}__") is not None:
+        if python_dunder(left, f"__i{plain}__", tx) is not None:
             result = _call(tx, left, f"__i{plain}__", [right])
             if not _not_implemented(result):
                 return result

@@ -16,10 +16,11 @@ import operator
 from dataclasses import dataclass
 
 from ..exc import Unsupported
+from .base import VariableTracker
 from .constant import ConstantVariable
-from .dicts import ConstDictVariable, _key
+from .dicts import ConstDictVariable
 from .generator import GeneratorVariable
-from .lists import ListIteratorVariable, TupleVariable, items_of
+from .lists import DequeVariable, ListIteratorVariable, TupleVariable, hash_key, items_of
 from .partial import partial_of
 
 
@@ -72,6 +73,13 @@ class LazyIteratorVariable(GeneratorVariable):
 
     def short_repr(self) -> str:
         return f"{self.kind_type.__name__} object"
+
+    def rebuild_call(self) -> list[VariableTracker]:
+        """[fn, *iterators] that `map(...)` / `filter(...)` takes to make the object again, where
+        it stands (a graph break while it is alive), as Dynamo rebuilds it."""
+        if not isinstance(self.frame, _Pull):  # itertools.count() / repeat(): their state is no call
+            raise Unsupported(f"cannot rebuild the {self.qualname} object alive at a graph break")
+        return [self.frame.fn, *self.frame.iterators]
 
 
 def call_map(tx, fn, *iterables):
@@ -151,7 +159,7 @@ def _counts(tx, iterable=None, kwargs=None) -> dict:
             counts = dict(iterable.read_entries())
         else:
             for item in items_of(tx, iterable):
-                key = _key(item)
+                key = hash_key(item)
                 counts[key] = ConstantVariable(counts[key].as_python_constant() + 1 if key in counts else 1)
     counts.update(kwargs or {})
     return counts
@@ -289,7 +297,6 @@ def call_dropwhile(tx, predicate, iterable):
 
 
 def call_deque(tx, iterable=None, maxlen=None):
-    from .lists import DequeVariable
     limit = _constant(maxlen)
     items = tuple(items_of(tx, iterable)) if iterable is not None else ()
     return DequeVariable(items[len(items) - limit:] if limit is not None and len(items) > limit else items,

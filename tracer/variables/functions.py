@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import torch
 
 from .. import trace_rules
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -16,7 +16,7 @@ _FOLDED = {
     torch.is_tensor: ("obj/", lambda v: _is_tensor(v)),
     torch.is_floating_point: ("input", lambda v: _example(v, "is_floating_point").is_floating_point()),
     torch.is_complex: ("input", lambda v: _example(v, "is_complex").is_complex()),
-    torch.numel: ("input", lambda v: _example(v, "numel").numel()),
+    torch.numel: ("input", lambda v: _example(v, "numel").numel()),  # static sizes only (see call_function)
     torch.get_default_dtype: (None, torch.get_default_dtype),
     torch.is_grad_enabled: (None, torch.is_grad_enabled),
     torch.is_inference_mode_enabled: (None, torch.is_inference_mode_enabled),
@@ -51,6 +51,20 @@ def _folded(fn, args: list, kwargs: dict) -> ConstantVariable:
     return ConstantVariable(answer(*values))
 
 
+def _has_symbolic_size(v) -> bool:
+    from .tensor import TensorVariable
+    return isinstance(v, TensorVariable) and v.has_symbolic_size()
+
+
+def _holds_symbol(v) -> bool:
+    """A symbolic int or float, or a list or tuple (nested) holding one."""
+    from .lists import BaseListVariable
+    from .sym import SymNodeVariable
+    if isinstance(v, SymNodeVariable):
+        return True
+    return isinstance(v, BaseListVariable) and any(_holds_symbol(item.realize()) for item in v.items)
+
+
 def _example(v, name: str) -> torch.Tensor:
     from .tensor import TensorVariable
     if not isinstance(v, TensorVariable):
@@ -82,7 +96,6 @@ def _fold_on_constants(fn_var, args, kwargs):
         value = fn_var.fn(*[a.as_python_constant() for a in args],
                           **{k: v.as_python_constant() for k, v in kwargs.items()})
     except Exception as error:
-        from ..exc import observed
         raise observed(error, f"{fn_var.short_repr()}() raised {type(error).__name__}: {error}") from error
     if isinstance(value, torch.Tensor):
         raise Unsupported(f"{fn_var.short_repr()}() made a tensor at trace time")
@@ -114,6 +127,8 @@ class TorchFunctionVariable(VariableTracker):
     def call_function(self, tx, args, kwargs):
         args = [a.realize() for a in args]
         kwargs = {k: v.realize() for k, v in kwargs.items()}
+        if self.fn is torch.numel and len(args) == 1 and _has_symbolic_size(args[0]):
+            return args[0].call_method(tx, "numel", [], {})  # a symbolic count: a node, as Tensor.numel()
         known, answer = trace_rules.trace_time_answer(self.fn)
         if known:
             return ConstantVariable(answer)
@@ -138,6 +153,9 @@ class TorchFunctionVariable(VariableTracker):
             if self.fn is torch.Size and all(a.is_python_constant() for a in args):
                 return ConstantVariable(torch.Size(args[0].as_python_constant() if args else ()))
             raise Unsupported(f"constructing {self.fn.__qualname__}")
+        if self.fn is torch.tensor and _holds_symbol(args[0] if args else kwargs.get("data")):
+            # as Dynamo: torch's reference tensor() keeps symbolic items symbolic (torch.tensor specialises them)
+            return tx.output.call(tx, "call_function", torch._refs.tensor, tuple(args), kwargs)
         return tx.output.call(tx, "call_function", self.fn, tuple(args), kwargs)
 
     def var_getattr(self, tx, name):

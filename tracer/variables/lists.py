@@ -137,7 +137,6 @@ class NamedTupleVariable(TupleVariable):
         if name in ("n_fields", "n_sequence_fields", "n_unnamed_fields") and hasattr(self.tuple_cls, name):
             return ConstantVariable(getattr(self.tuple_cls, name))
         if name.startswith("_") and not hasattr(self.tuple_cls, name):  # hasattr(r, "_fields") on a structseq
-            from ..exc import observed
             raise observed(AttributeError(f"'{self.tuple_cls.__name__}' object has no attribute '{name}'"),
                            f"{self.tuple_cls.__name__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
@@ -211,7 +210,10 @@ def hash_key(item: VariableTracker):
 
 
 def key_tracker(key) -> VariableTracker:
-    """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding)."""
+    """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding); a tuple
+    key (`(device, dtype)`) comes back as the tuple it is, so it can be unpacked."""
+    if type(key) is tuple:
+        return TupleVariable(tuple(key_tracker(part) for part in key))
     return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
 
 
@@ -536,8 +538,3 @@ class ListIteratorVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"iterator at {self.index}/{len(self.items)}"
-
-
-def is_sequence(v: VariableTracker) -> bool:
-    return isinstance(v, (BaseListVariable, RangeVariable)) or (
-        isinstance(v, ConstantVariable) and isinstance(v.value, (str, torch.Size)))

@@ -49,6 +49,19 @@ def _read_static(value, name: str):
         raise Unsupported(f"{type(value).__name__} object has no attribute {name!r}") from error
 
 
+def guard_mro_lacks(tx, cls: type, cls_source: Source | None, *names: str) -> None:
+    """The user classes in cls's MRO (reached from cls_source) still define none of `names`; a
+    built-in's dict is fixed.  A name one of them defines now is left out (its lookup guards it)."""
+    user_classes = [(i, klass) for i, klass in enumerate(cls.__mro__) if klass.__module__ != "builtins"]
+    names = [name for name in names if not any(name in vars(klass) for _, klass in user_classes)]
+    if cls_source is None or not names:
+        return
+    for index, klass in user_classes:
+        dict_source = AttrSource(GetItemSource(AttrSource(cls_source, "__mro__"), index), "__dict__")
+        for name in names:
+            tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
+
+
 def guarded_function(tx, fn: types.FunctionType, source: Source | None):
     """A user function read from a class: guarded on its code, so replacing it recompiles.
 
@@ -104,6 +117,11 @@ class SkippedFunctionVariable(VariableTracker):
         return self.value
 
     def call_function(self, tx, args, kwargs):
+        from ..trace_rules import is_requested_break
+        if is_requested_break(self.value):
+            message = [a.as_python_constant() for a in [*args, *kwargs.values()] if a.is_python_constant()]
+            raise Unsupported("torch._dynamo.graph_break(): a graph break the code asks for"
+                              + (f" ({message[0]})" if message and message[0] else ""))
         name = getattr(self.value, "__qualname__", None) or repr(self.value)
         module = getattr(self.value, "__module__", None)
         raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
@@ -169,6 +187,8 @@ class PythonModuleVariable(VariableTracker):
         try:
             attr = getattr(self.value, name)
         except AttributeError as error:
+            if self.source is not None:  # hasattr(mod, name) / getattr(mod, name, d): set later, it recompiles
+                tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
             raise Unsupported(f"module {self.value.__name__} has no attribute {name!r}") from error
         source = AttrSource(self.source, name) if self.source is not None else None
         return build(tx, attr, source)
@@ -201,7 +221,14 @@ class UserDefinedClassVariable(VariableTracker):
         stored = recorded_class_attr(tx, self.value, name)
         if stored is not None:
             return stored
-        attr = _read_static(self.value, name)
+        try:
+            attr = _read_static(self.value, name)
+        except Unsupported:  # hasattr(Cls, name) / getattr(Cls, name, d): a class that gains it recompiles
+            guard_mro_lacks(tx, self.value, self.source, name)
+            metaclass = type(self.value)
+            if metaclass is not type and self.source is not None:
+                guard_mro_lacks(tx, metaclass, TypeSource(self.source), name, "__getattr__")
+            raise
         source = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(attr, staticmethod):  # Cls.f is the function itself: guarded, a swap recompiles
             return build(tx, attr.__func__, source)
@@ -371,10 +398,11 @@ class UserDefinedObjectVariable(VariableTracker):
         if attr is _MISSING:
             from .object_protocol import python_slot
             getattr_fn = python_slot(cls, "__getattr__")
-            if getattr_fn is not None:
-                self._guard_not_in_instance_dict(tx, name)
-                return self._call_special(tx, getattr_fn, "__getattr__", [ConstantVariable(name)])
             self._guard_not_in_instance_dict(tx, name)  # getattr(o, name, default) and hasattr rely on it
+            self.guard_class_lacks(tx, name)  # and on the classes: one that gains `name` answers instead
+            if getattr_fn is not None:
+                return self._call_special(tx, getattr_fn, "__getattr__", [ConstantVariable(name)])
+            self.guard_class_lacks(tx, "__getattr__")
             raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
                            f"{cls.__qualname__} object has no attribute {name!r}")
         if not is_data_descriptor:  # a data descriptor wins over the instance dict: it does not matter
@@ -432,7 +460,7 @@ class UserDefinedObjectVariable(VariableTracker):
             if not result.is_python_constant():
                 raise Unsupported(f"{cls.__qualname__}.{name}() returned {result.describe()}")
             return bool(result.as_python_constant())
-        self._guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
+        self.guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
         return True
 
     def has_unpack_var_sequence(self, tx) -> bool:
@@ -449,17 +477,10 @@ class UserDefinedObjectVariable(VariableTracker):
         if not self.has_unpack_var_sequence(tx):
             return super().unpack_var_sequence(tx)
         return self.call_method(tx, "keys", [], {}).unpack_var_sequence(tx)
-    def _guard_class_lacks(self, tx, *names: str) -> None:
+    def guard_class_lacks(self, tx, *names: str) -> None:
         """The user classes in type(self)'s MRO still define none of `names` (a built-in's dict is fixed)."""
         cls_var = self.class_variable()
-        if cls_var.source is None:
-            return
-        for index, klass in enumerate(cls_var.value.__mro__):
-            if klass.__module__ == "builtins":
-                continue
-            dict_source = AttrSource(GetItemSource(AttrSource(cls_var.source, "__mro__"), index), "__dict__")
-            for name in names:
-                tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
+        guard_mro_lacks(tx, cls_var.value, cls_var.source, *names)
 
     def _instance_dict(self, tx):
         """obj.__dict__: of an object made in the trace, a view of its recorded attributes; of an
@@ -489,6 +510,7 @@ class UserDefinedObjectVariable(VariableTracker):
         if setattr_fn is not None:
             self._call_special(tx, setattr_fn, "__setattr__", [ConstantVariable(name), value])
             return
+        self.guard_class_lacks(tx, "__setattr__")  # a class that gains one stores differently
         if self.python_type().__setattr__ is not object.__setattr__ and not self._generic_setattr_slot():
             raise Unsupported(f"{self.python_type().__qualname__} customises __setattr__ in C")
         self.generic_setattr(tx, name, value)
@@ -585,9 +607,3 @@ class _NoOpInit(VariableTracker):
 
     def call_function(self, tx, args, kwargs):
         return ConstantVariable(None)
-
-
-def constant_or_class(value) -> VariableTracker:
-    if isinstance(value, type):
-        return UserDefinedClassVariable(value)
-    return ConstantVariable(value)

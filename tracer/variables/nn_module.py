@@ -13,18 +13,19 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from ..source import AttrSource, GetItemSource
 from .constant import ConstantVariable
-from .lists import TupleVariable
-from .misc import UserDefinedObjectVariable
+from .lists import ListIteratorVariable, TupleVariable
+from .misc import GetAttrVariable, UserDefinedObjectVariable
 
 _SLOTS = ("_parameters", "_buffers", "_modules")
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                "_state_dict_hooks", "_load_state_dict_pre_hooks")
 
 
-_TRACED_HOOKS = ("_forward_pre_hooks", "_forward_hooks")
+_TRACED_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_global_forward_pre_hooks", "_global_forward_hooks")
+_HOOKS_MODULE = "torch.nn.modules.module"  # where register_module_forward_hook keeps the global hooks
 
 
 def hooks_of(module: torch.nn.Module) -> list[str]:
@@ -98,7 +99,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
         instance_dict = module.__dict__
         if (name in self._MEMBER_METHODS or name in _CALL_ENTRIES) and name not in instance_dict \
                 and not self._overrides(name):
-            from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
         if name not in instance_dict and not _class_defines(type(module), name):
             # nn.Module.__getattr__: reached only when the class and the instance dict both miss
@@ -109,7 +109,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
             if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
                 # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
                 # default, hasattr or an `except AttributeError` expect to be told
-                from ..exc import observed
                 raise observed(AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'"),
                                f"{type(module).__qualname__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
@@ -138,38 +137,55 @@ class NNModuleVariable(UserDefinedObjectVariable):
         skip = module_skip_reason(module)
         if skip is not None:  # an RNN: the graph breaks at the call, as Dynamo's does
             raise Unsupported(skip)
+        from torch.nn.modules import module as module_py
         hooks = hooks_of(module)
         untraced = [name for name in hooks if name not in _TRACED_HOOKS]
         if untraced or module._forward_pre_hooks_with_kwargs or module._forward_hooks_with_kwargs \
-                or module._forward_hooks_always_called:
+                or module._forward_hooks_always_called or module_py._global_forward_hooks_with_kwargs \
+                or module_py._global_forward_hooks_always_called:
             raise Unsupported(f"{type(module).__qualname__} has hooks registered ({', '.join(hooks)}) that "
-                              "Standin does not trace (backward, global or keyword-argument hooks)")
-        if "_forward_pre_hooks" in hooks:
-            args = self._run_pre_hooks(tx, list(args))
+                              "Standin does not trace (backward or keyword-argument hooks)")
+        # as nn.Module.__call__: the global hooks first, then the module's own
+        pre = self._global_hooks(tx, "_global_forward_pre_hooks") + self._hooks(tx, "_forward_pre_hooks", hooks)
+        args = self._run_pre_hooks(tx, list(args), pre)
         output = self.var_getattr(tx, "forward").call_function(tx, args, kwargs)
-        if "_forward_hooks" in hooks:
-            output = self._run_forward_hooks(tx, args, output)
-        return output
+        post = self._global_hooks(tx, "_global_forward_hooks") + self._hooks(tx, "_forward_hooks", hooks)
+        return self._run_forward_hooks(tx, args, output, post)
 
-    def _hooks(self, tx, slot: str) -> list:
+    def _hooks(self, tx, slot: str, present: list) -> list:
         """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
         from ..builder import build
+        if slot not in present:
+            return []
         _guard_members(tx, self.value, self.source, slot)
         return [build(tx, hook, GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
                 for key, hook in self.value.__dict__[slot].items()]
 
-    def _run_pre_hooks(self, tx, args: list) -> list:
+    @staticmethod
+    def _global_hooks(tx, slot: str) -> list:
+        """The trackers of the global hooks of one kind, the dict's keys guarded even when empty: a
+        hook registered after the compile recompiles (Dynamo 2.13 then skips it)."""
+        import sys
+
+        from ..builder import build
+        from ..source import ModuleSource
+        module_py, source = sys.modules[_HOOKS_MODULE], ModuleSource(_HOOKS_MODULE)
+        _guard_members(tx, module_py, source, slot)
+        return [build(tx, hook, GetItemSource(AttrSource(source, slot), key))
+                for key, hook in getattr(module_py, slot).items()]
+
+    def _run_pre_hooks(self, tx, args: list, hooks: list) -> list:
         """hook(module, args): a result that is not None replaces the arguments (a tuple, or one value)."""
-        for hook in self._hooks(tx, "_forward_pre_hooks"):
+        for hook in hooks:
             result = hook.call_function(tx, [self, TupleVariable(tuple(args))], {}).realize()
             if isinstance(result, ConstantVariable) and result.value is None:
                 continue
             args = list(result.items) if isinstance(result, TupleVariable) else [result]
         return args
 
-    def _run_forward_hooks(self, tx, args: list, output):
+    def _run_forward_hooks(self, tx, args: list, output, hooks: list):
         """hook(module, args, output): a result that is not None replaces the output."""
-        for hook in self._hooks(tx, "_forward_hooks"):
+        for hook in hooks:
             result = hook.call_function(tx, [self, TupleVariable(tuple(args)), output], {}).realize()
             if not (isinstance(result, ConstantVariable) and result.value is None):
                 output = result
@@ -250,7 +266,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _members(self, tx, slot: str, named: bool, recurse: bool):
         """Walk the real module tree, wrapping each member with its full Source chain."""
         from ..builder import build
-        from .lists import ListIteratorVariable
         results, seen = [], set()
 
         def walk(module, source, prefix):

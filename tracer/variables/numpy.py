@@ -15,12 +15,11 @@ NumPy scalar or dtype passed to a NumPy function is passed by name.
 """
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .tensor import TensorVariable
@@ -221,7 +220,6 @@ class NumpyConstantVariable(VariableTracker):
         try:
             attr = getattr(self.value, name)
         except AttributeError as error:
-            from ..exc import observed
             raise observed(error) from error
         if isinstance(attr, np.generic):  # finfo(...).max is a NumPy scalar: its Python value
             attr = attr.item()
@@ -331,6 +329,3 @@ def ndarray_from_tensor(tx, tensor: TensorVariable, force: VariableTracker | Non
 def tensor_from_ndarray(tx, array: NumpyNdarrayVariable) -> VariableTracker:
     """`torch.from_numpy(a)` / `torch.as_tensor(a)` of an array in the graph: its tensor again."""
     return tx.output.call(tx, "call_function", torch.as_tensor, (array,), {})
-
-
-UNARY_OPERATORS = (operator.neg, operator.pos, operator.invert, abs)

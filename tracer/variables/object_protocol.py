@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -198,7 +198,6 @@ def construct_module(tx, cls_var, args, kwargs):
             module = cls(*[a.as_python_constant() for a in args],
                          **{k: v.as_python_constant() for k, v in kwargs.items()})
         except Exception as error:
-            from ..exc import observed
             raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error}") from error
     if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
         raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace (it has parameters "
@@ -252,8 +251,10 @@ def outside_items(tx, obj):
         raise Unsupported(f"reading the items of {obj.describe()}, a {cls.__qualname__} from outside "
                           f"({'it overrides keys()' if obj.source is not None else 'no source'})")
     value = obj.value
+    # in the order the class's own C keys() gives (OrderedDict's is not the dict's under it after
+    # move_to_end): the order the guard checks and the program iterates
     entries = {key: build_lazy(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key))
-               for key in dict.keys(value)}
+               for key in cls.keys(value)}
     tx.output.install_guard(obj.source, "DICT_KEYS_MATCH", tuple(entries))
     return ConstDictVariable(entries)
 

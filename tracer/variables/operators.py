@@ -14,9 +14,10 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, TupleVariable
+from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
+from .sym import SYM_OPERATORS, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
 
 
@@ -45,11 +46,25 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         if not isinstance(args[0], (TensorVariable, BaseListVariable)):  # `n += t` is `n + t` for a number n
             op = INPLACE_TO_PLAIN.get(op, op)
         return tx.output.call(tx, "call_function", op, tuple(args), {})
+    if any(isinstance(a, SymNodeVariable) for a in args):
+        plain = INPLACE_TO_PLAIN.get(op, op)
+        if plain in SYM_OPERATORS and all(isinstance(a, SymNodeVariable) or a.is_python_constant() for a in args):
+            return sym_operator(tx, plain, args)
+        if op in (operator.is_, operator.is_not):
+            same = _same_object(args[0], args[1])
+            return ConstantVariable(same if op is operator.is_ else not same)
+        # anything else Python does with a symbolic int needs its value: specialise, with a guard
+        args = [ConstantVariable(a.specialize(f"{op.__name__}() on {a.expr()} needed a plain value", tx))
+                if isinstance(a, SymNodeVariable) else a for a in args]
+        return apply_operator(tx, op, args)
     if op is operator.getitem:
         return _getitem(tx, args[0], args[1])
     if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
         return args[0].call_method(tx, "__contains__", [args[1]], {})
     plain = INPLACE_TO_PLAIN.get(op, op)
+    if plain in _SET_OPERATORS and any(_is_set_like_view(a) for a in args) \
+            and all(a.has_unpack_var_sequence(tx) for a in args):
+        return _view_set_operation(tx, plain, *args)
     if isinstance(args[0], ListVariable) and op is operator.iadd:
         return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
     changed = _in_place(tx, op, args)
@@ -74,6 +89,31 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
 
 
+_SET_OPERATORS = (operator.and_, operator.or_, operator.sub, operator.xor)
+
+
+def _is_set_like_view(var) -> bool:
+    """dict.keys() and dict.items() are set-like (their `&`, `|`, `-`, `^` give sets); .values() is not."""
+    return isinstance(var, DictViewVariable) and var.view in ("keys", "items")
+
+
+def _view_set_operation(tx, op, left, right) -> VariableTracker:
+    """`d.keys() & {...}` and the like: as Python's views do, both sides taken as sets of their
+    items (by value for constants, by identity for tensors), and a new set made."""
+    from .lists import SetVariable, hash_key, unique_items
+    a, b = (unique_items(side.unpack_var_sequence(tx)) for side in (left, right))
+    in_a, in_b = {hash_key(item) for item in a}, {hash_key(item) for item in b}
+    if op is operator.or_:
+        items = [*a, *b]
+    elif op is operator.and_:
+        items = [item for item in a if hash_key(item) in in_b]
+    elif op is operator.sub:
+        items = [item for item in a if hash_key(item) not in in_b]
+    else:
+        items = [item for item in a if hash_key(item) not in in_b] + [item for item in b if hash_key(item) not in in_a]
+    return SetVariable(unique_items(items))
+
+
 # In-place operators that change a set or dict itself (`s |= t` is `s.update(t)`, and gives s).
 _SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", operator.isub: "difference_update",
                  operator.ixor: "symmetric_difference_update"}
@@ -82,7 +122,6 @@ _SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", o
 def _in_place(tx, op, args) -> VariableTracker | None:
     """`d |= e`, `s &= t`, `lst *= n`: the left operand changed in place and given back; None otherwise."""
     from .builtin import BuiltinVariable
-    from .lists import SetVariable
     target = args[0].realize()
     if isinstance(target, ListVariable) and op is operator.imul and args[1].is_python_constant():
         return target.mutated(tx, target.items * args[1].as_python_constant())

@@ -13,7 +13,7 @@ import inspect
 import types
 from dataclasses import dataclass
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -74,7 +74,6 @@ def signature(tx, args, kwargs):
     try:
         return ConstantVariable(inspect.signature(real))
     except (TypeError, ValueError) as error:
-        from ..exc import observed
         raise observed(error, f"inspect.signature() raised {type(error).__name__}: {error}") from error
 
 
@@ -139,7 +138,49 @@ def _constant_copy(tx, var):
     return build_sourceless(tx, copy.deepcopy(var.as_python_constant()))
 
 
-POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy}
+def group_tensors_by_device_and_dtype(tx, args, kwargs):
+    """torch._C._group_tensors_by_device_and_dtype(lists, with_indices): for each (device, dtype) of
+    the first list's tensors (first seen first), every list's items at those positions, and the
+    positions when asked.  torch.optim and clip_grad_norm_ call it before a foreach op; the
+    grouping is known from the fake tensors, so nothing of it is in the graph (Dynamo's polyfill
+    does the same)."""
+    import torch
+
+    from .dicts import ConstDictVariable
+    from .lists import ListVariable, TupleVariable
+    from .tensor import TensorVariable
+    names = ("tensorlistlist", "with_indices")
+    given = {**dict(zip(names, args)), **kwargs}
+    if len(args) > 2 or set(given) - set(names) or "tensorlistlist" not in given:
+        raise Unsupported("torch._C._group_tensors_by_device_and_dtype() with unexpected arguments")
+    with_indices = given.get("with_indices", ConstantVariable(False))
+    if not with_indices.is_python_constant():
+        raise Unsupported("torch._C._group_tensors_by_device_and_dtype(with_indices=<not a constant>)")
+    lists = [item.realize().unpack_var_sequence(tx) for item in given["tensorlistlist"].unpack_var_sequence(tx)]
+    if not lists or not lists[0]:
+        from ..exc import observed
+        error = RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.")
+        raise observed(error, "torch._C._group_tensors_by_device_and_dtype() of no tensors")
+    groups: dict = {}
+    for index, first in enumerate(lists[0]):
+        first = first.realize()
+        if not isinstance(first, TensorVariable) or not isinstance(first.example, torch.Tensor):
+            raise Unsupported(f"torch._C._group_tensors_by_device_and_dtype() over {first.describe()}")
+        groups.setdefault((first.example.device, first.example.dtype), []).append(index)
+    result = {}
+    for key, indices in groups.items():
+        grouped = ListVariable(tuple(ListVariable(tuple(items[i] for i in indices)) for items in lists))
+        positions = tuple(ConstantVariable(i) for i in indices) if with_indices.as_python_constant() else ()
+        result[key] = TupleVariable((grouped, ListVariable(positions)))
+    return ConstDictVariable(result)
+
+
+def _torch_polyfills() -> dict:
+    import torch
+    return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype}
+
+
+POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, **_torch_polyfills()}
 
 
 def polyfill_for(value):

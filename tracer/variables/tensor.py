@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -40,6 +40,15 @@ AUTOGRAD_METHODS = {
 # input's guarded metadata would change under the graph).
 METADATA_MUTATING_METHODS = frozenset({"resize_", "resize_as_", "t_", "transpose_", "swapdims_", "swapaxes_",
                                        "unsqueeze_", "squeeze_", "as_strided_", "set_"})
+
+
+def _is_symbolic(value) -> bool:
+    """A SymInt (or a Size, tuple of them) that still carries a symbol."""
+    if isinstance(value, (tuple, list)):
+        return any(_is_symbolic(v) for v in value)
+    return isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)) and not value.node.expr.is_number
+
+
 # Attributes that are graph operations (views), recorded as getattr nodes.
 GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 
@@ -58,7 +67,12 @@ class TensorVariable(VariableTracker):
     def truth(self, tx) -> bool:
         raise Unsupported("data-dependent branch: the truth value of a tensor depends on its data")
 
+    def has_symbolic_size(self) -> bool:
+        return any(isinstance(s, torch.SymInt) and not s.node.expr.is_number for s in self.example.size())
+
     def var_getattr(self, tx, name: str):
+        if name == "shape" and self.has_symbolic_size():  # as Dynamo: a `size()` node, its items symbolic
+            return tx.output.call(tx, "call_method", "size", (self,), {})
         if name in FOLDED_ATTRIBUTES:
             value = getattr(self.example, name)
             if isinstance(value, torch.Size):
@@ -83,7 +97,6 @@ class TensorVariable(VariableTracker):
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
         if not hasattr(torch.Tensor, name):  # hasattr(x, "jax") and getattr defaults are told so
-            from ..exc import observed
             raise observed(AttributeError(f"'Tensor' object has no attribute {name!r}"),
                            f"Tensor object has no attribute {name!r}")
         raise Unsupported(f"tensor attribute .{name}")
@@ -110,6 +123,8 @@ class TensorVariable(VariableTracker):
         if name in FOLDED_METHODS and all(a.is_python_constant() for a in args):
             value = getattr(self.example, name)(*[a.as_python_constant() for a in args],
                                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
+            if _is_symbolic(value):  # a size of a symbolic dimension: a graph node, as in Dynamo
+                return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
             if isinstance(value, torch.Size):
                 value = torch.Size(int(s) for s in value)
             elif isinstance(value, tuple):
@@ -126,6 +141,8 @@ class TensorVariable(VariableTracker):
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):
             raise Unsupported(f"Tensor.{name}() changes the shape or strides of a graph input in place")
         if name == "__len__":
+            if _is_symbolic(self.example.size(0)):  # as Dynamo: len(x) is x.size(0)
+                return self.call_method(tx, "size", [ConstantVariable(0)], {})
             return ConstantVariable(len(self.example))
         if name in ("__getitem__",):
             return tx.output.call(tx, "call_function", operator.getitem, (self, *args), kwargs)
@@ -139,13 +156,16 @@ class TensorVariable(VariableTracker):
     def unpack_var_sequence(self, tx):
         if self.example.dim() == 0:
             raise Unsupported("iteration over a 0-d tensor")
+        length = self.call_method(tx, "size", [ConstantVariable(0)], {})
+        if not isinstance(length, ConstantVariable):  # as Dynamo: a loop over a tensor fixes its length
+            length = ConstantVariable(length.specialize("iterating over a tensor needs its length", tx))
         return [
             tx.output.call(tx, "call_function", operator.getitem, (self, ConstantVariable(i)), {})
-            for i in range(self.example.shape[0])
+            for i in range(length.value)
         ]
 
     def short_repr(self) -> str:
         ex = self.example
-        shape = "x".join(str(int(s)) for s in ex.shape) or "scalar"
+        shape = "x".join(str(s) for s in ex.shape) or "scalar"
         dtype = str(ex.dtype).replace("torch.", "")
         return f"{self.node.name}: {dtype}[{shape}]"

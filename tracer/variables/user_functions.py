@@ -11,7 +11,7 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass, field
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from ..source import AttrSource, GetItemSource
 from .base import VariableTracker, new_mutation_id
 
@@ -123,7 +123,6 @@ class UserFunctionVariable(BaseUserFunctionVariable):
             result = self.fn(*[a.as_python_constant() for a in args],
                              **{k: v.as_python_constant() for k, v in kwargs.items()})
         except Exception as error:
-            from ..exc import observed
             raise observed(error, f"{self.qualname}() raised {type(error).__name__}: {error}") from error
         return build_sourceless(tx, result)
 
@@ -131,7 +130,6 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         """Read from the real function and guarded through its source; a missing one is an
         AttributeError the trace can catch (getattr with a default, hasattr)."""
         from ..builder import build
-        from ..exc import observed
         try:
             value = getattr(self.fn, name)
         except AttributeError as error:
@@ -170,7 +168,6 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
     def function_attr(self, tx, name):
         """What MAKE_FUNCTION gave the function; it has no other attributes (nothing can set them
         in the trace)."""
-        from ..exc import observed
         from .constant import ConstantVariable
         from .dicts import ConstDictVariable
         from .lists import TupleVariable
