@@ -60,8 +60,6 @@ TARGETS = (
 
 # Surviving mutants that cannot change what the module does, by mutmut's name (a glob), with why.
 EQUIVALENT: dict[str, str] = {
-    "tracer.side_effects.xǁSideEffectsǁis_mutated__mutmut_*":
-        "is_mutated has no caller in tracer/ or app/: dead code, nothing it returns reaches a user",
     "tracer.side_effects.xǁSideEffectsǁoutside_effects__mutmut_1[01]":
         "the kind 'global' is renamed: its only reader (codegen's stage_side_effects and "
         "apply_side_effects) tests for 'setattr' and 'container' and takes any other kind as a global",
