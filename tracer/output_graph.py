@@ -251,8 +251,7 @@ class OutputGraph:
                 if item is None:  # multi_head_attention_forward's weights when need_weights=False
                     items.append(ConstantVariable(None))
                     continue
-                getitem = self.graph.create_node("call_function", operator.getitem, (node, i), {})
-                getitem.meta["example_value"] = item
+                getitem = self._getitem(node, i, item)
                 items.append(TensorVariable(node=getitem, example=item))
             if tuple_fields(type(example)):
                 return NamedTupleVariable(tuple(items), tuple_cls=type(example))
@@ -263,11 +262,18 @@ class OutputGraph:
                           "a value that depends on tensor data")
 
     def _size_item(self, size_node, index: int, item) -> VariableTracker:
-        getitem = self.graph.create_node("call_function", operator.getitem, (size_node, index), {})
-        getitem.meta["example_value"] = item
+        getitem = self._getitem(size_node, index, item)
         if isinstance(item, SYM_TYPES):
             return SymNodeVariable(node=getitem, value=item, shapes=self.shapes)
         return ConstantVariable(item)
+
+    def _getitem(self, node, index: int, example) -> torch.fx.Node:
+        """node[index], announced as every node is (the debugger's graph as it grows shows it)."""
+        getitem = self.graph.create_node("call_function", operator.getitem, (node, index), {})
+        getitem.meta["example_value"] = example
+        if self.on_node is not None:
+            self.on_node(getitem)
+        return getitem
 
     # ---- finishing --------------------------------------------------------------
     def prune(self) -> None:

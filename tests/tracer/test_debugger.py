@@ -325,3 +325,23 @@ def test_the_kinds_a_person_picks_from_are_the_kinds_a_spec_names():
     for kind in KINDS:
         assert Breakpoint.from_spec(kind.id, "CALL" if kind.id == "opcode" else "f:2" if kind.id == "offset"
                                     else "3", script="/s.py").kind == kind.id
+
+
+def branches_on_a_size(x):
+    if x.shape[0] > 4:
+        return torch.relu(x) * x.shape[0]
+    return x - 1
+
+
+def test_the_recorded_graph_has_every_node_another_recorded_node_reads():
+    """A size read of a symbolic shape (x.shape[0]: size(), then getitem) is recorded as it is made: the graph
+    as it grows, which the app shows, never names a node it does not list."""
+    tracer.reset()
+    opt = tracer.compile(branches_on_a_size, dynamic=True)
+    recorder = record(opt)
+    opt(torch.ones(8, 3))
+    nodes = recorder.timelines[0].nodes
+    names = {node.name for node in nodes}
+    assert any(node.target.endswith("getitem") for node in nodes), [(n.name, n.target) for n in nodes]
+    for node in nodes:
+        assert set(node.inputs) <= names, f"{node.name} reads {set(node.inputs) - names}, not recorded"
