@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDockWidget, QFileDialog,
                                QHBoxLayout, QHeaderView, QLabel, QMainWindow, QMessageBox, QProgressBar,
@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         self.controller = controller or DebugController(self)
         self.settings = settings or Settings()
         self.setWindowTitle("Standin — a debugger for PyTorch's tracing")
-        self.resize(1500, 950)
+        self.resize(self._first_size())
         self.actions_by_id: dict[str, QAction] = {}
         self._shown_file = None
         self._shown_code = None
@@ -255,6 +255,12 @@ class MainWindow(QMainWindow):
         """A dock by its object name: stack, locals, callstack, watch, sources, breakpoints, graph, cache,
         breaks, guard_editor, log, compare."""
         return self.findChild(QDockWidget, name)
+
+    def _first_size(self) -> QSize:
+        """1500 x 950, or less where the screen's free area is smaller (a 1280 x 800 laptop): the docks'
+        tabs at the bottom stay on the screen."""
+        free = self.screen().availableGeometry()
+        return QSize(min(1500, int(free.width() * 0.96)), min(950, int(free.height() * 0.94)))
 
     def showEvent(self, event):  # noqa: N802 - Qt override
         super().showEvent(event)

@@ -497,3 +497,16 @@ def test_breakpoints_watches_recent_scripts_and_layout_persist(qtbot):
     qtbot.waitUntil(lambda: second.controller.session is not None and second.controller.running is None,
                     timeout=30_000)
     assert second.controller.session.path == SEED
+
+
+def test_a_new_window_fits_the_screen_it_opens_on(qtbot):
+    """Its first size never reaches past the screen's free area (1500 x 950 on a 1280 x 800 laptop put the
+    bottom docks' tabs, Cache and Guard editor among them, below the screen)."""
+    win = MainWindow()
+    qtbot.addWidget(win)
+    free = win.screen().availableGeometry()
+    assert free.width() < 1500 and free.height() < 950, "the test screen is too large to show the limit"
+    least = win.minimumSizeHint()  # narrower than its toolbar and docks it cannot be (the offscreen screen is 800 wide)
+    assert win.height() <= free.height(), (win.size(), free)
+    assert win.width() <= max(free.width(), least.width()), (win.size(), free, least)
+    assert win.width() < 1500
