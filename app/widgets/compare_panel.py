@@ -20,6 +20,7 @@ from tracer.compare import FrameDiff
 BREAK_COLUMNS = ("Engine", "Where", "Entry", "Reason")
 TABLE_WIDTHS = (28, 300, 300, 300)  # px for the first columns; the last stretches
 DIFFERENCES_HEIGHT = 86  # px: about four lines
+LEAST_VIEW_HEIGHT = 40  # px: each view scrolls below this, so the dock tabbed with the FX graph stays short
 
 
 def _tree(model: RowTreeModel, widths: tuple) -> QTreeView:
@@ -33,6 +34,7 @@ def _tree(model: RowTreeModel, widths: tuple) -> QTreeView:
     view.header().setSectionResizeMode(QHeaderView.Interactive)
     for column, width in enumerate(widths):
         view.setColumnWidth(column, width)
+    view.setMinimumHeight(LEAST_VIEW_HEIGHT)
     return view
 
 
@@ -42,6 +44,7 @@ def _text_box(placeholder: str) -> QPlainTextEdit:
     box.setFont(monospace_font())
     box.setLineWrapMode(QPlainTextEdit.NoWrap)
     box.setPlaceholderText(placeholder)
+    box.setMinimumHeight(LEAST_VIEW_HEIGHT)
     return box
 
 
@@ -77,6 +80,7 @@ class ComparePanel(QWidget):
         self.differences = QPlainTextEdit()  # what differs, for the selected row: scrolls when guards run long
         self.differences.setReadOnly(True)
         self.differences.setMaximumHeight(DIFFERENCES_HEIGHT)
+        self.differences.setMinimumHeight(LEAST_VIEW_HEIGHT)
         self.differences.setPlaceholderText("Select a frame or call: what differs shows here")
         self.breaks_model = RowTreeModel(BREAK_COLUMNS, (1, 2))
         self.breaks = _tree(self.breaks_model, (80, 140, 70))

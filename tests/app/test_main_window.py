@@ -510,3 +510,15 @@ def test_a_new_window_fits_the_screen_it_opens_on(qtbot):
     assert win.height() <= free.height(), (win.size(), free)
     assert win.width() <= max(free.width(), least.width()), (win.size(), free, least)
     assert win.width() < 1500
+
+
+def test_on_a_1280_by_800_screen_the_bottom_docks_leave_the_code_most_of_the_height(qtbot):
+    """The Compare dock shares the FX graph's tab group: its views scroll rather than hold the group at half
+    the window (it was 362 of 752 px, the source and bytecode got 230)."""
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1228, 752)
+    win.show()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(lambda: win.dock("graph").height() <= 0.34 * win.height(), timeout=3000)  # once laid out
+    assert win.splitter.height() >= 0.42 * win.height(), (win.splitter.height(), win.height())
