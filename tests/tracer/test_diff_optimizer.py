@@ -18,22 +18,13 @@ from __future__ import annotations
 import pytest
 import torch
 import torch._dynamo
-from differential import T, call, case, parametrize
+from differential import CountingBackend as Recorder, T, call, case, parametrize
 
 import tracer
 from tracer.explain import op_name
 
 DECOMPOSED = {"Tensor.addcmul_": ["torch.mul", "torch._ops.prims.fma.default", "Tensor.copy_"],
               "Tensor.addcdiv_": ["torch.div", "torch._ops.prims.fma.default", "Tensor.copy_"]}
-
-
-class Recorder:
-    def __init__(self):
-        self.graphs: list[torch.fx.GraphModule] = []
-
-    def __call__(self, gm, example_inputs):
-        self.graphs.append(gm)
-        return gm.forward
 
 
 def _ops(gm) -> list[str]:
