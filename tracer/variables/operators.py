@@ -75,6 +75,9 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if plain is operator.mul and len(args) == 2 and isinstance(args[0], BaseListVariable) \
             and args[1].is_python_constant():
         return args[0].with_items(args[0].items * args[1].as_python_constant())
+    if plain is operator.mul and len(args) == 2 and isinstance(args[1], BaseListVariable) \
+            and args[0].is_python_constant():  # `4 * [x]`, as `[x] * 4`
+        return args[1].with_items(args[1].items * args[0].as_python_constant())
     if op in (operator.is_, operator.is_not):  # before folding: two equal lists are not one list
         same = _same_object(args[0], args[1])
         return ConstantVariable(same if op is operator.is_ else not same)
@@ -122,6 +125,8 @@ _SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", o
 def _in_place(tx, op, args) -> VariableTracker | None:
     """`d |= e`, `s &= t`, `lst *= n`: the left operand changed in place and given back; None otherwise."""
     from .builtin import BuiltinVariable
+    if len(args) != 2:  # operator.length_hint(x) and other one-operand calls change nothing in place
+        return None
     target = args[0].realize()
     if isinstance(target, ListVariable) and op is operator.imul and args[1].is_python_constant():
         return target.mutated(tx, target.items * args[1].as_python_constant())

@@ -49,6 +49,13 @@ def _is_symbolic(value) -> bool:
     return isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)) and not value.node.expr.is_number
 
 
+def _is_shape_request(args) -> bool:
+    """Tensor.new's arguments that name a shape (one torch.Size, or ints), not data to copy."""
+    if len(args) == 1 and args[0].is_python_constant() and isinstance(args[0].as_python_constant(), torch.Size):
+        return True
+    return bool(args) and all(a.is_python_constant() and type(a.as_python_constant()) is int for a in args)
+
+
 # Attributes that are graph operations (views), recorded as getattr nodes.
 GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 
@@ -146,6 +153,10 @@ class TensorVariable(VariableTracker):
             return ConstantVariable(len(self.example))
         if name in ("__getitem__",):
             return tx.output.call(tx, "call_function", operator.getitem, (self, *args), kwargs)
+        if name == "new" and _is_shape_request(args):
+            # x.new(torch.Size) / x.new(5, 8) make an empty tensor of that shape, but a graph's code
+            # prints a Size as a plain tuple, which x.new reads as data: new_empty says it (as Dynamo)
+            return tx.output.call(tx, "call_method", "new_empty", (self, *args), kwargs)
         if not callable(getattr(torch.Tensor, name, None)):
             raise Unsupported(f"Tensor has no method {name}()")
         return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
