@@ -1,5 +1,6 @@
 """Differential cases found by running PyTorch-style Dynamo tests (small functions compiled whole
 with a counting backend) through both engines: the constructs where Standin differed."""
+import functools
 import operator
 
 import torch
@@ -29,6 +30,20 @@ def list_repeated_with_the_count_on_the_left(x):
     parts = 3 * [x]
     more = 2 * (x, 1)
     return sum(parts), len(more), more[2] + 1
+
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def hasattr_on_a_partial_answers_from_its_type(x):
+    p = functools.partial(torch.add, other=x)
+    names = ("__eq__", "__reduce__", "__doc__", "__class__", "__setattr__", "func", "__name__", "__code__")
+    return p(x), [hasattr(p, name) for name in names]
+
+
+@case(CASES, call(T(3), T(3)), call(T(3), T(3)), call(T(3, dtype=torch.float64), T(3)), compiles="C.C")
+def tensor_type_names_fold_and_type_classes_convert(a, b):
+    half = a.type(torch.HalfTensor)
+    return b.type(half.type()), a.type(), a.type("torch.DoubleTensor"), half.type() == "torch.HalfTensor"
 
 
 test_pt_style = parametrize(CASES)

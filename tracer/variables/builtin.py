@@ -54,6 +54,23 @@ def _takes(func, leading: int, positional: int, keywords: tuple) -> bool:
 _NO_VALUE = object()
 
 
+def _type_always_has(obj, name: str) -> bool:
+    """hasattr(obj, name) answered by obj's type alone: a method or a plain value stored on the
+    class (`__eq__`, `__reduce__`, `__doc__`) is found on every instance, whatever the instance
+    holds.  A data descriptor (a property, a slot) may raise, so it is not answered this way."""
+    try:
+        cls = obj.python_type()
+    except (NotImplementedError, Unsupported):
+        return False
+    if name == "__class__":
+        return True
+    try:
+        attr = inspect.getattr_static(cls, name)
+    except AttributeError:
+        return False
+    return not (hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__"))
+
+
 @dataclass(frozen=True, eq=False)
 class BuiltinVariable(VariableTracker):
     """A builtin function, or a function of the operator or math module."""
@@ -237,6 +254,8 @@ class BuiltinVariable(VariableTracker):
         except Unsupported as error:
             if "has no attribute" in str(error):
                 return ConstantVariable(False)
+            if _type_always_has(obj, name.as_python_constant()):
+                return ConstantVariable(True)
             raise
 
     def call_range(self, tx, *args):

@@ -56,6 +56,21 @@ def _is_shape_request(args) -> bool:
     return bool(args) and all(a.is_python_constant() and type(a.as_python_constant()) is int for a in args)
 
 
+def _is_tensor_type_class(arg) -> bool:
+    """torch.HalfTensor, torch.cuda.FloatTensor and the like: legacy classes naming dtype and device."""
+    try:
+        value = arg.as_python_constant()
+    except Exception:  # not a constant of any kind: not a type class
+        return False
+    return isinstance(value, type) and value in _LEGACY_TENSOR_TYPES
+
+
+_LEGACY_TENSOR_TYPES = frozenset(
+    getattr(module, name) for module in (torch, torch.cuda) for name in dir(module)
+    if name.endswith("Tensor") and name != "Tensor" and isinstance(getattr(module, name, None), type)
+    and getattr(module, name).__module__ in ("torch", "torch.cuda"))
+
+
 # Attributes that are graph operations (views), recorded as getattr nodes.
 GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 
@@ -153,6 +168,12 @@ class TensorVariable(VariableTracker):
             return ConstantVariable(len(self.example))
         if name in ("__getitem__",):
             return tx.output.call(tx, "call_function", operator.getitem, (self, *args), kwargs)
+        if name == "type" and not args and not kwargs:  # "torch.FloatTensor": dtype and device, metadata
+            return ConstantVariable(self.example.type())
+        if name == "type" and len(args) == 1 and _is_tensor_type_class(args[0]):
+            # x.type(torch.HalfTensor): the graph holds the type's name, as x.type("torch.HalfTensor")
+            cls = args[0].as_python_constant()
+            return self.call_method(tx, "type", [ConstantVariable(f"{cls.__module__}.{cls.__qualname__}")], kwargs)
         if name == "new" and _is_shape_request(args):
             # x.new(torch.Size) / x.new(5, 8) make an empty tensor of that shape, but a graph's code
             # prints a Size as a plain tuple, which x.new reads as data: new_empty says it (as Dynamo)
