@@ -58,10 +58,9 @@ def _is_shape_request(args) -> bool:
 
 def _is_tensor_type_class(arg) -> bool:
     """torch.HalfTensor, torch.cuda.FloatTensor and the like: legacy classes naming dtype and device."""
-    try:
-        value = arg.as_python_constant()
-    except Exception:  # not a constant of any kind: not a type class
+    if not arg.is_python_constant():
         return False
+    value = arg.as_python_constant()
     return isinstance(value, type) and value in _LEGACY_TENSOR_TYPES
 
 
