@@ -148,7 +148,7 @@ def _build_value_or_sequence(tx, value, source: Source):
         else:
             guard(source, "EQUALS_MATCH", value)
         return ConstantVariable(value, source=source)
-    if type(value) in (list, dict, set, collections.deque) or type(value) in _SEQUENCE_ITERATORS:
+    if type(value) in (list, set, collections.deque, *_PLAIN_DICT_TYPES) or type(value) in _SEQUENCE_ITERATORS:
         tx.output.note_source(value, source)  # the same list under a second name: guarded to stay one
         known = tx.output.side_effects.tracked_container(value)
         if known is not None:  # the same list reached again: its current version, mutations included
@@ -171,11 +171,15 @@ def _build_value_or_sequence(tx, value, source: Source):
     return None
 
 
+# Dict types whose items a tracker models from outside, mutations replayed in place after the graph.
+_PLAIN_DICT_TYPES = (dict, collections.OrderedDict, collections.defaultdict)
+
+
 def _build_mapping_or_iterator(tx, value, source: Source):
     """Dicts, class dicts, sets, ranges, slices and iterators."""
     guard = tx.output.install_guard
-    if type(value) is dict:
-        guard(source, "TYPE_MATCH", dict)
+    if type(value) in _PLAIN_DICT_TYPES:  # a dict, or an OrderedDict / defaultdict, from outside
+        guard(source, "TYPE_MATCH", type(value))
         entries = {}
         for index, (key, item) in enumerate(value.items()):
             if is_constant_value(key):
@@ -187,8 +191,11 @@ def _build_mapping_or_iterator(tx, value, source: Source):
         keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
         if any(not is_constant_value(key) for key in entries):
             keys_guard()  # values reached by position: the key set pins them
-        return tx.output.side_effects.track_container(value, ConstDictVariable(entries, source=source,
-                                                                               keys_guard=keys_guard))
+        factory = None
+        if type(value) is collections.defaultdict:  # a missing key calls it: guarded where it is read
+            factory = build_lazy(tx, value.default_factory, AttrSource(source, "default_factory"))
+        return tx.output.side_effects.track_container(value, ConstDictVariable(
+            entries, dict_cls=type(value), default_factory=factory, source=source, keys_guard=keys_guard))
     if type(value) is types.MappingProxyType:  # cls.__dict__: read-only, each entry guarded where it is read
         guard(source, "TYPE_MATCH", types.MappingProxyType)
         entries = {key: build_lazy(tx, item, GetItemSource(source, key)) for key, item in value.items()

@@ -354,7 +354,7 @@ class _GlobalsSnapshot:
         elif type(v) is set:
             self.seen.add(id(v))
             self.sets.append((v, set(v)))
-        elif type(v) in (dict, collections.OrderedDict):
+        elif type(v) in (dict, collections.OrderedDict, collections.defaultdict):
             self.seen.add(id(v))
             self.dicts.append((v, dict(v)))
             for x in list(v.values()):

@@ -1,5 +1,6 @@
 """Differential cases found by running PyTorch-style Dynamo tests (small functions compiled whole
 with a counting backend) through both engines: the constructs where Standin differed."""
+import collections
 import functools
 import operator
 
@@ -44,6 +45,18 @@ def hasattr_on_a_partial_answers_from_its_type(x):
 def tensor_type_names_fold_and_type_classes_convert(a, b):
     half = a.type(torch.HalfTensor)
     return b.type(half.type()), a.type(), a.type("torch.DoubleTensor"), half.type() == "torch.HalfTensor"
+
+
+COUNTS = collections.defaultdict(int)
+ORDERED = collections.OrderedDict(a=1.0)
+FACTORIES = collections.defaultdict(lambda: 5)
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3)), state=lambda: (dict(COUNTS), dict(ORDERED), dict(FACTORIES)))
+def outside_defaultdict_and_ordereddict_change_in_place(x):
+    COUNTS["n"] += 1  # a missing key: int() first
+    ORDERED["b"] = ORDERED["a"] + COUNTS["n"]
+    return x * COUNTS["n"] + FACTORIES["k"] + len(ORDERED), list(ORDERED)
 
 
 test_pt_style = parametrize(CASES)
