@@ -59,4 +59,11 @@ def outside_defaultdict_and_ordereddict_change_in_place(x):
     return x * COUNTS["n"] + FACTORIES["k"] + len(ORDERED), list(ORDERED)
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def in_stops_at_the_first_match_before_any_tensor(x):
+    # as CPython: items compared in order, so a match ahead of the tensor never compares with it
+    items = [1, 2, 3, x]
+    return x * (3 in items), 9 not in [4, 5], "b" in ("a", "b", x)
+
+
 test_pt_style = parametrize(CASES)

@@ -75,7 +75,9 @@ class BaseListVariable(VariableTracker):
             return self.getitem(tx, args[0])
         if name == "__len__":
             return ConstantVariable(len(self.items))
-        if name in ("index", "count", "__contains__"):
+        if name == "__contains__" and len(args) == 1:
+            return ConstantVariable(contains_in_order(self.items, args[0].realize()))
+        if name in ("index", "count"):
             needle = args[0].realize()
             if needle.is_python_constant() and all(i.realize().is_python_constant() for i in self.items):
                 values = [i.as_python_constant() for i in self.items]
@@ -94,6 +96,22 @@ class BaseListVariable(VariableTracker):
 class TupleVariable(BaseListVariable):
     def python_type(self) -> type:
         return tuple
+
+
+def contains_in_order(items, needle: VariableTracker) -> bool:
+    """`needle in seq` as CPython's list_contains: each item in order, `is` first, then `==`, the
+    first match ends it; an item whose `==` with needle needs tensor data cannot be answered."""
+    for item in items:
+        item = item.realize()
+        if item is needle or (getattr(item, "example", None) is not None
+                              and getattr(item, "example", None) is getattr(needle, "example", None)):
+            return True
+        if not (item.is_python_constant() and needle.is_python_constant()):
+            raise Unsupported(f"`in` compares {needle.short_repr()} with {item.short_repr()}, "
+                              "whose truth needs tensor data")
+        if item.as_python_constant() == needle.as_python_constant():
+            return True
+    return False
 
 
 def items_of(tx, obj: VariableTracker) -> list:
