@@ -93,13 +93,12 @@ class BuiltinVariable(VariableTracker):
             return apply_operator(tx, self.fn, args)
         if self.fn in CONSTANT_FOLDABLE and all(
                 a.is_python_constant() for a in list(args) + list(kwargs.values())):
-            from ..builder import build_sourceless
             try:
                 value = self.fn(*[a.as_python_constant() for a in args],
                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
             except Exception as error:
                 raise observed(error, f"{name}() raised {type(error).__name__}: {error} at trace time") from error
-            return build_sourceless(tx, value)
+            return VariableTracker.build(tx, value)
         if self.fn is print:
             raise Unsupported("print() has a side effect outside the graph")
         raise Unsupported(f"builtin {name}() on {', '.join(a.describe() for a in args) or 'no arguments'}")
@@ -133,13 +132,12 @@ class BuiltinVariable(VariableTracker):
 
     def call_type(self, tx, obj):
         """type(obj) keeps obj's Source, so class attributes read through it are guarded."""
-        from ..builder import build
         cls = obj.python_type()
         if cls is torch.Tensor:
-            return build(tx, cls)
+            return VariableTracker.build(tx, cls)
         # an object made in the trace has no source, but its class may (cls_source)
         source = TypeSource(obj.source) if obj.source is not None else getattr(obj, "cls_source", None)
-        return build(tx, cls, source)
+        return VariableTracker.build(tx, cls, source)
 
     def call_id(self, tx, obj):
         """id() of a singleton, or of an outside object pinned by an identity guard."""
@@ -352,8 +350,7 @@ class BuiltinVariable(VariableTracker):
             return self._min_max_by_key(tx, args, key)
         if not any(isinstance(a, TensorVariable) for a in args):
             if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
-                from ..builder import build_sourceless
-                return build_sourceless(tx, self.fn([a.as_python_constant() for a in args]))
+                return VariableTracker.build(tx, self.fn([a.as_python_constant() for a in args]))
             return None
         result = args[0]
         for other in args[1:]:

@@ -92,8 +92,7 @@ class ConstantVariable(VariableTracker):
         if callable(attr):
             from .misc import GetAttrVariable
             return GetAttrVariable(self, name)
-        from ..builder import build_sourceless
-        return build_sourceless(tx, attr)  # an enum's .value may be a tuple or another container
+        return VariableTracker.build(tx, attr)  # an enum's .value may be a tuple or another container
 
     def call_method(self, tx, name: str, args, kwargs):
         allowed = _PURE_METHODS.get(type(self.value), ())
@@ -111,8 +110,7 @@ class ConstantVariable(VariableTracker):
             *[a.as_python_constant() for a in args],
             **{k: v.as_python_constant() for k, v in kwargs.items()},
         )
-        from ..builder import build_sourceless
-        return build_sourceless(tx, result)
+        return VariableTracker.build(tx, result)
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return isinstance(self.value, (str, torch.Size, frozenset))
@@ -120,8 +118,7 @@ class ConstantVariable(VariableTracker):
     def unpack_var_sequence(self, tx):
         if not self.has_unpack_var_sequence(tx):
             raise Unsupported(f"iterating over {type(self.value).__name__}")
-        from ..builder import build_sourceless
-        return [build_sourceless(tx, v) for v in self.value]  # a frozenset may hold tuples
+        return [VariableTracker.build(tx, v) for v in self.value]  # a frozenset may hold tuples
 
     def reconstruct(self, codegen) -> None:
         codegen.load_const(self.value)

@@ -85,8 +85,7 @@ class ExceptionVariable(VariableTracker):
     @staticmethod
     def from_real(tx, error: BaseException) -> "ExceptionVariable":
         """The tracker of a real exception a tracker met (its args are plain Python values)."""
-        from ..builder import build_sourceless
-        return ExceptionVariable(exc_type=type(error), args=tuple(build_sourceless(tx, a) for a in error.args))
+        return ExceptionVariable(exc_type=type(error), args=tuple(VariableTracker.build(tx, a) for a in error.args))
 
     def python_type(self) -> type:
         return self.exc_type
@@ -109,14 +108,13 @@ class ExceptionVariable(VariableTracker):
         tx.output.side_effects.store_attr(self, self.identity(), name, value)
 
     def var_getattr(self, tx, name):
-        from ..builder import build_sourceless
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
         if name == "args":
             return TupleVariable(self.args)
         if name == "__class__":
-            return build_sourceless(tx, self.exc_type)
+            return VariableTracker.build(tx, self.exc_type)
         if name in ("__cause__", "__context__"):
             linked = self.cause if name == "__cause__" else self.context
             return linked if linked is not None else ConstantVariable(None)

@@ -174,7 +174,6 @@ COUNTER_METHODS = frozenset({"update", "subtract", "total", "elements", "most_co
 
 def counter_method(tx, counter: ConstDictVariable, name: str, args, kwargs):
     """Counter's own methods, on counts known at trace time."""
-    from ..builder import build_sourceless
     if name in ("update", "subtract"):
         sign = 1 if name == "update" else -1
         entries = dict(counter.entries)
@@ -191,7 +190,7 @@ def counter_method(tx, counter: ConstDictVariable, name: str, args, kwargs):
                                           for _ in range(v.as_python_constant())))
     real = counter.as_python_constant()  # total(), most_common(n): folded
     counter.guard_keys()
-    return build_sourceless(tx, getattr(real, name)(*[a.as_python_constant() for a in args]))
+    return VariableTracker.build(tx, getattr(real, name)(*[a.as_python_constant() for a in args]))
 
 
 class _Count:

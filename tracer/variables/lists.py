@@ -265,7 +265,6 @@ class SetVariable(BaseListVariable):
             self.mutated(tx, items)
             return ConstantVariable(None)
         if all(a.is_python_constant() for a in [self, *args]):
-            from ..builder import build_sourceless
             real = self.as_python_constant()
             before = set(real)
             try:
@@ -273,8 +272,8 @@ class SetVariable(BaseListVariable):
             except Exception as error:  # pop() from an empty set, a bad argument: the program's exception
                 raise observed(error, f"set.{name}() raised {type(error).__name__}: {error}") from error
             if real != before:  # pop(), difference_update(), ...: the set itself changed
-                self.mutated(tx, [build_sourceless(tx, v) for v in real])
-            return build_sourceless(tx, result)
+                self.mutated(tx, [VariableTracker.build(tx, v) for v in real])
+            return VariableTracker.build(tx, result)
         raise Unsupported(f"set.{name}() on a set holding tensors")
 
 

@@ -183,7 +183,6 @@ class PythonModuleVariable(VariableTracker):
         return self.value
 
     def var_getattr(self, tx, name):
-        from ..builder import build
         try:
             attr = getattr(self.value, name)
         except AttributeError as error:
@@ -191,7 +190,7 @@ class PythonModuleVariable(VariableTracker):
                 tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
             raise Unsupported(f"module {self.value.__name__} has no attribute {name!r}") from error
         source = AttrSource(self.source, name) if self.source is not None else None
-        return build(tx, attr, source)
+        return VariableTracker.build(tx, attr, source)
 
     def short_repr(self) -> str:
         return f"module {self.value.__name__}"
@@ -216,7 +215,6 @@ class UserDefinedClassVariable(VariableTracker):
         return False
 
     def var_getattr(self, tx, name):
-        from ..builder import build
         from .user_functions import UserMethodVariable
         stored = recorded_class_attr(tx, self.value, name)
         if stored is not None:
@@ -231,13 +229,13 @@ class UserDefinedClassVariable(VariableTracker):
             raise
         source = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(attr, staticmethod):  # Cls.f is the function itself: guarded, a swap recompiles
-            return build(tx, attr.__func__, source)
+            return VariableTracker.build(tx, attr.__func__, source)
         if isinstance(attr, classmethod):  # Cls.f is a new bound method per read: its __func__ is guarded
             fn_source = AttrSource(source, "__func__") if source is not None else None
             return UserMethodVariable(guarded_function(tx, attr.__func__, fn_source), self)
         if isinstance(attr, property):
             raise Unsupported(f"property {self.value.__name__}.{name} read from the class")
-        return build(tx, getattr(self.value, name), source)
+        return VariableTracker.build(tx, getattr(self.value, name), source)
 
     def call_function(self, tx, args, kwargs):
         from .builtin import BuiltinVariable
@@ -359,15 +357,13 @@ class UserDefinedObjectVariable(VariableTracker):
 
     def _call_special(self, tx, fn, name: str, args: list):
         """A special method the class defines in Python, called on self; guarded where it was read."""
-        from ..builder import build
         cls_source = TypeSource(self.source) if self.source is not None else self.cls_source
-        fn_var = build(tx, fn, AttrSource(cls_source, name) if cls_source is not None else None)
+        fn_var = VariableTracker.build(tx, fn, AttrSource(cls_source, name) if cls_source is not None else None)
         return fn_var.call_function(tx, [self, *args], {})
 
     def generic_getattr(self, tx, name):
         """object.__getattribute__: attributes the trace stored, data descriptors, the instance
         dict, then the class; __getattr__ (in Python) when all miss."""
-        from ..builder import build
         from .user_functions import (
             BaseUserFunctionVariable,
             UserMethodVariable,
@@ -388,7 +384,7 @@ class UserDefinedObjectVariable(VariableTracker):
             attr = _MISSING
         is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
         if name in instance_dict and not is_data_descriptor:
-            return build(tx, instance_dict[name], source)
+            return VariableTracker.build(tx, instance_dict[name], source)
         recorded = recorded_class_attr(tx, cls, name)
         if recorded is not None:
             self._guard_not_in_instance_dict(tx, name)
@@ -421,18 +417,17 @@ class UserDefinedObjectVariable(VariableTracker):
             return SlotFunctionVariable(attr, self)
         if isinstance(attr, types.MemberDescriptorType) and not self.is_new():  # a __slots__ member
             try:
-                return build(tx, attr.__get__(self.value, cls), source)
+                return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
                 raise observed(error, f"{cls.__qualname__} object has no attribute {name!r}") from error
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
-        return build(tx, attr, class_source)
+        return VariableTracker.build(tx, attr, class_source)
 
     def _class_var(self, tx):
         """obj.__class__: the class, guarded (an outside object's by its own source)."""
-        from ..builder import build
         if self.source is not None:
-            return build(tx, self.python_type(), AttrSource(self.source, "__class__"))
+            return VariableTracker.build(tx, self.python_type(), AttrSource(self.source, "__class__"))
         return UserDefinedClassVariable(self.python_type(), source=self.cls_source)
     def class_variable(self) -> UserDefinedClassVariable:
         """type(self), with the Source its attributes are guarded through."""
@@ -485,13 +480,12 @@ class UserDefinedObjectVariable(VariableTracker):
     def _instance_dict(self, tx):
         """obj.__dict__: of an object made in the trace, a view of its recorded attributes; of an
         outside object, its real dict, a tracked container (writes replay on it)."""
-        from ..builder import build
         if self.is_new() or (self.source is not None and tx.output.side_effects.attrs.get(self.identity())):
             from .object_protocol import InstanceDictVariable  # a view: the trace's assignments on top
             return InstanceDictVariable(self)
         if self.source is None:
             raise Unsupported(f"__dict__ of {self.describe()}, reached without a source")
-        return build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
+        return VariableTracker.build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
 
     def del_attr(self, tx, name):
         """delattr() on an object made in the trace: the attribute leaves the record."""

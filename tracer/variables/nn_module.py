@@ -15,6 +15,7 @@ import torch
 
 from ..exc import Unsupported, observed
 from ..source import AttrSource, GetItemSource
+from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import ListIteratorVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedObjectVariable
@@ -91,7 +92,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return GetItemSource(AttrSource(self.source, slot), key)
 
     def var_getattr(self, tx, name):
-        from ..builder import build
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
@@ -105,7 +105,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
             for slot in _SLOTS:
                 members = instance_dict.get(slot, {})
                 if name in members:  # a None member too is guarded: registering a tensor there recompiles
-                    return build(tx, members[name], self._slot_source(slot, name))
+                    return VariableTracker.build(tx, members[name], self._slot_source(slot, name))
             if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
                 # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
                 # default, hasattr or an `except AttributeError` expect to be told
@@ -154,11 +154,11 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
     def _hooks(self, tx, slot: str, present: list) -> list:
         """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
-        from ..builder import build
         if slot not in present:
             return []
         _guard_members(tx, self.value, self.source, slot)
-        return [build(tx, hook, GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
+        return [VariableTracker.build(tx, hook,
+                                      GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
                 for key, hook in self.value.__dict__[slot].items()]
 
     @staticmethod
@@ -167,11 +167,10 @@ class NNModuleVariable(UserDefinedObjectVariable):
         hook registered after the compile recompiles (Dynamo 2.13 then skips it)."""
         import sys
 
-        from ..builder import build
         from ..source import ModuleSource
         module_py, source = sys.modules[_HOOKS_MODULE], ModuleSource(_HOOKS_MODULE)
         _guard_members(tx, module_py, source, slot)
-        return [build(tx, hook, GetItemSource(AttrSource(source, slot), key))
+        return [VariableTracker.build(tx, hook, GetItemSource(AttrSource(source, slot), key))
                 for key, hook in getattr(module_py, slot).items()]
 
     def _run_pre_hooks(self, tx, args: list, hooks: list) -> list:
@@ -201,9 +200,8 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return None
 
     def _item(self, tx, key: str):
-        from ..builder import build
         slot = self._container_slot()
-        return build(tx, self.value.__dict__[slot][key], self._slot_source(slot, key))
+        return VariableTracker.build(tx, self.value.__dict__[slot][key], self._slot_source(slot, key))
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return self._container_slot() is not None
@@ -265,7 +263,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
     def _members(self, tx, slot: str, named: bool, recurse: bool):
         """Walk the real module tree, wrapping each member with its full Source chain."""
-        from ..builder import build
         results, seen = [], set()
 
         def walk(module, source, prefix):
@@ -275,7 +272,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
                     continue
                 seen.add(id(value))
                 member_source = GetItemSource(AttrSource(source, slot), name) if source is not None else None
-                tracker = build(tx, value, member_source)
+                tracker = VariableTracker.build(tx, value, member_source)
                 results.append(TupleVariable((ConstantVariable(prefix + name), tracker)) if named else tracker)
             if recurse and slot != "_modules":
                 _guard_members(tx, module, source, "_modules")

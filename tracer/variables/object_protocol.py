@@ -243,7 +243,6 @@ def outside_items(tx, obj):
     """The items of a dict subclass from outside, each read as dict's C method reads it (so
     no Python __getitem__ of the class runs in a guard); the keys guarded, through `keys()`,
     which a class must not override in Python for that guard to mean what it says."""
-    from ..builder import build_lazy
     from ..source import DictItemSource
     from .dicts import ConstDictVariable
     cls = obj.python_type()
@@ -253,7 +252,7 @@ def outside_items(tx, obj):
     value = obj.value
     # in the order the class's own C keys() gives (OrderedDict's is not the dict's under it after
     # move_to_end): the order the guard checks and the program iterates
-    entries = {key: build_lazy(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key))
+    entries = {key: VariableTracker.build(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key), lazy=True)
                for key in cls.keys(value)}
     tx.output.install_guard(obj.source, "DICT_KEYS_MATCH", tuple(entries))
     return ConstDictVariable(entries)
@@ -281,9 +280,8 @@ class InstanceDictVariable(VariableTracker):
     def _real(self, tx):
         if self.obj.is_new():
             return None
-        from ..builder import build
         from ..source import AttrSource
-        return build(tx, self.obj.value.__dict__, AttrSource(self.obj.source, "__dict__")).realize()
+        return VariableTracker.build(tx, self.obj.value.__dict__, AttrSource(self.obj.source, "__dict__")).realize()
 
     def _lookup(self, tx, name, args, kwargs):
         """`d[k]`, `d.get(k)`, `k in d` for one key: the trace's own assignment, else the real dict's

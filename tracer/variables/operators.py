@@ -135,18 +135,16 @@ def _in_place(tx, op, args) -> VariableTracker | None:
             return target.mutated(tx, target.items + tuple(other.unpack_var_sequence(tx)))
         if not (target.is_python_constant() and other.is_python_constant()):
             raise Unsupported(f"{_SET_IN_PLACE[op]} on a set holding tensors")
-        from ..builder import build_sourceless
         real = target.as_python_constant()
         getattr(real, _SET_IN_PLACE[op])(other.as_python_constant())
-        return target.mutated(tx, [build_sourceless(tx, v) for v in real])
+        return target.mutated(tx, [VariableTracker.build(tx, v) for v in real])
     return None
 
 
 def _fold(tx, op, values: list) -> VariableTracker:
     """op on Python values at trace time; what it raises is raised in the traced program."""
-    from ..builder import build_sourceless
     try:
-        return build_sourceless(tx, INPLACE_TO_PLAIN.get(op, op)(*values))
+        return VariableTracker.build(tx, INPLACE_TO_PLAIN.get(op, op)(*values))
     except Exception as error:
         raise observed(error, f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
 
@@ -195,9 +193,8 @@ def _getitem(tx, obj, index):
     if isinstance(obj, (BaseListVariable, ConstDictVariable)):
         return obj.getitem(tx, index)
     if obj.is_python_constant() and index.is_python_constant():
-        from ..builder import build_sourceless
         try:
-            return build_sourceless(tx, obj.as_python_constant()[index.as_python_constant()])
+            return VariableTracker.build(tx, obj.as_python_constant()[index.as_python_constant()])
         except Exception as error:
             raise observed(error, f"indexing raised {type(error).__name__}: {error}") from error
     return obj.call_method(tx, "__getitem__", [index], {})

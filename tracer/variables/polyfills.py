@@ -104,10 +104,9 @@ def deepcopy(tx, args, kwargs):
                                 "__new__") if python_slot(cls, name) is not None]
     if custom or not isinstance(getattr(obj.value, "__dict__", None), dict):
         raise Unsupported(f"copy.deepcopy() of a {cls.__qualname__} ({', '.join(custom) or 'no __dict__'})")
-    from ..builder import build
     from ..source import AttrSource
     copied = new_instance(tx, obj.var_getattr(tx, "__class__").realize())
-    instance_dict = build(tx, obj.value.__dict__, AttrSource(obj.source, "__dict__")).realize()
+    instance_dict = VariableTracker.build(tx, obj.value.__dict__, AttrSource(obj.source, "__dict__")).realize()
     for name in instance_dict.unpack_var_sequence(tx):  # the key set is guarded
         value = instance_dict.call_method(tx, "__getitem__", [name], {}).realize()
         if not value.is_python_constant():
@@ -134,8 +133,7 @@ def _copy_new_object(tx, obj):
 
 
 def _constant_copy(tx, var):
-    from ..builder import build_sourceless
-    return build_sourceless(tx, copy.deepcopy(var.as_python_constant()))
+    return VariableTracker.build(tx, copy.deepcopy(var.as_python_constant()))
 
 
 def group_tensors_by_device_and_dtype(tx, args, kwargs):

@@ -84,13 +84,12 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, (self,), {})
         if name == "grad" and self._is_input(tx):
             # a graph input's .grad is an input of its own (or None), guarded like any value read
-            from ..builder import build
             from ..source import AttrSource
             stored = tx.output.side_effects.load_attr(self.identity(), "grad")
             if stored is not None:  # assigned earlier in this trace (zero_grad's `p.grad = None`)
                 return stored
             real = tx.output.inputs[self.source.name()].example
-            return build(tx, real.grad, AttrSource(self.source, "grad"))
+            return VariableTracker.build(tx, real.grad, AttrSource(self.source, "grad"))
         if name in ("grad", "_base"):
             raise Unsupported(f"tensor attribute .{name}")
         from .misc import GetAttrVariable
