@@ -16,13 +16,14 @@ import random
 import signal
 import sys
 
+import torch
+
 SEED_VARIABLE = "STANDIN_COMPARE_SEED"
 DEFAULT_SEED = 0
 
 
 def seed_everything(seed: int) -> None:
     """Python's, torch's and (when installed) NumPy's generators, as the script will first see them."""
-    import torch
     random.seed(seed)
     torch.manual_seed(seed)
     try:

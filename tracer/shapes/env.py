@@ -12,6 +12,9 @@ import functools
 from dataclasses import dataclass, field
 
 import torch
+from torch._guards import GuardSource
+from torch._guards import Source as TorchSource
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from ..exc import UserError
 from ..source import Source
@@ -28,9 +31,6 @@ from .provenance import CauseLog, ShapeCause, attribute
 @functools.cache
 def _torch_source_class():
     """A torch Source naming a Standin Source: what ShapeEnv keys symbols and guards by."""
-    from torch._guards import GuardSource
-    from torch._guards import Source as TorchSource
-
     @dataclass(frozen=True)
     class StandinSource(TorchSource):
         standin: Source
@@ -84,7 +84,6 @@ class ShapeTracking:
     float_outputs: dict = field(default_factory=dict)  # SymFloat node -> its 0-d tensor graph output
 
     def __post_init__(self):
-        from torch._subclasses.fake_tensor import FakeTensorMode
         from torch.fx.experimental.symbolic_shapes import ShapeEnv
         self.env = ShapeEnv(allow_scalar_outputs=False, allow_dynamic_output_shape_ops=False)
         self.fake_mode = FakeTensorMode(shape_env=self.env)

@@ -18,12 +18,15 @@ from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import python_dunder
 from .functional import handler_for, pull
+from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
                     TupleVariable, hash_key, items_of, sorted_items, unique_items)
+from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
+from .user_functions import BaseUserFunctionVariable, UserMethodVariable
 
 # Every builtin function of the math module is pure: fold it on constant arguments.
 MATH_FUNCTIONS = frozenset(fn for fn in vars(math).values() if isinstance(fn, type(math.sqrt)))
@@ -151,7 +154,6 @@ class BuiltinVariable(VariableTracker):
         return ConstantVariable(id(real))
 
     def call_super(self, tx, *args):
-        from .misc import SuperVariable
         if args:
             cls, obj = args
             return SuperVariable(cls=cls.as_python_constant(), obj=obj)
@@ -394,9 +396,6 @@ class BuiltinVariable(VariableTracker):
     call_float = call_int
 
     def call_callable(self, tx, obj):
-        from .functions import TorchFunctionVariable
-        from .misc import GetAttrVariable, UserDefinedClassVariable
-        from .user_functions import BaseUserFunctionVariable, UserMethodVariable
         if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable, UserMethodVariable,
                             BaseUserFunctionVariable, UserDefinedClassVariable)):
             return ConstantVariable(True)

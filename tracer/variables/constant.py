@@ -11,6 +11,7 @@ import torch
 
 from ..exc import Unsupported, observed
 from .base import VariableTracker
+from .generator import GeneratorVariable
 
 CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented),
                   torch.dtype, torch.device, torch.memory_format, torch.layout, torch.Size,
@@ -52,7 +53,6 @@ def _frozen(value) -> bool:
 
 def _spent(tx, arg: VariableTracker) -> VariableTracker:
     """A generator argument, consumed into a tuple of its items (as a str method would)."""
-    from .generator import GeneratorVariable
     from .lists import TupleVariable
     real = arg.realize()
     if isinstance(real, GeneratorVariable):

@@ -15,6 +15,8 @@ from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
+from .misc import UserDefinedClassVariable
+from .user_functions import UserFunctionVariable
 
 _exception_ids = itertools.count()
 
@@ -46,7 +48,6 @@ def _python_init(cls: type):
 
 def as_exception(var: VariableTracker) -> "ExceptionVariable | None":
     """What `raise var` throws: the exception itself, or an instance of its class."""
-    from .misc import UserDefinedClassVariable
     if isinstance(var, ExceptionVariable):
         return var
     if isinstance(var, UserDefinedClassVariable) and is_exception_class(var.value):
@@ -73,7 +74,6 @@ class ExceptionVariable(VariableTracker):
         init = _python_init(cls)
         if init is not None and tx is not None and plain_exception_class(cls, allowed=("__init__",)):
             exception = ExceptionVariable(exc_type=cls, args=tuple(args))
-            from .user_functions import UserFunctionVariable
             UserFunctionVariable(init).call_function(tx, [exception, *args], dict(kwargs))
             return exception
         if kwargs:

@@ -9,6 +9,7 @@ import torch
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
+from .tensor import TensorVariable
 
 
 def _const_args(args, kwargs, what: str):
@@ -193,7 +194,6 @@ def _hashed_by_identity(item) -> bool:
 
 def hash_key(item: VariableTracker):
     """What a set or a dict tells an item apart by: a constant's value, a tensor's or an object's identity."""
-    from .tensor import TensorVariable
     item = item.realize()
     if isinstance(item, TensorVariable):
         return TensorKey(item)

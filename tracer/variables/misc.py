@@ -9,8 +9,15 @@ import torch
 
 from ..exc import ObservedException, Unsupported, observed
 from ..source import AttrSource, GetItemSource, Source, TypeSource
+from ..trace_rules import is_requested_break
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
+from .functional import handler_for
+from .functions import CONSTANT_CLASSES, TorchFunctionVariable
+from .lists import NamedTupleVariable
+from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, construct_user_object, dict_base,
+                              is_generic_slot, python_slot)
+from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +77,6 @@ def guarded_function(tx, fn: types.FunctionType, source: Source | None):
     torch's own methods (Linear.forward, ...) are library code nobody swaps between calls,
     as Dynamo also assumes: guarding them was a fifth of a deep module's guards.
     """
-    from .user_functions import UserFunctionVariable
     tracker = UserFunctionVariable(fn, source=source)
     module = getattr(fn, "__module__", None) or ""
     if source is not None and module.split(".")[0] != "torch":
@@ -89,8 +95,6 @@ def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_va
     the class gives (`type(o).f`, which for a staticmethod is already the function).  The function
     that runs is guarded on its code: replacing it recompiles.
     """
-    from .user_functions import UserMethodVariable
-
     def part(name):
         return AttrSource(source, name) if source is not None else None
     if isinstance(attr, types.FunctionType):
@@ -117,7 +121,6 @@ class SkippedFunctionVariable(VariableTracker):
         return self.value
 
     def call_function(self, tx, args, kwargs):
-        from ..trace_rules import is_requested_break
         if is_requested_break(self.value):
             message = [a.as_python_constant() for a in [*args, *kwargs.values()] if a.is_python_constant()]
             raise Unsupported("torch._dynamo.graph_break(): a graph break the code asks for"
@@ -215,7 +218,6 @@ class UserDefinedClassVariable(VariableTracker):
         return False
 
     def var_getattr(self, tx, name):
-        from .user_functions import UserMethodVariable
         stored = recorded_class_attr(tx, self.value, name)
         if stored is not None:
             return stored
@@ -241,7 +243,6 @@ class UserDefinedClassVariable(VariableTracker):
         from .builtin import BuiltinVariable
         if self.value in BuiltinVariable.CONSTRUCTORS or self.value in (type, super, object):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
-        from .functional import handler_for
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if self.value in FOLDED_CLASSES and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
@@ -252,10 +253,8 @@ class UserDefinedClassVariable(VariableTracker):
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
             return context
-        from .functions import CONSTANT_CLASSES, TorchFunctionVariable
         if self.value in CONSTANT_CLASSES:  # torch.finfo(dtype): a constant of numbers
             return TorchFunctionVariable(self.value).call_function(tx, args, kwargs)
-        from .object_protocol import construct_user_object
         return construct_user_object(tx, self, args, kwargs)
 
     def store_attr(self, tx, name, value):
@@ -295,7 +294,6 @@ def recorded_class_attr(tx, cls: type, name: str):
 
 
 def _construct_namedtuple(tx, cls, args, kwargs):
-    from .lists import NamedTupleVariable
     fields = cls._fields
     values = dict(zip(fields, args))
     if len(args) > len(fields):
@@ -342,7 +340,6 @@ class UserDefinedObjectVariable(VariableTracker):
         """`obj.name` as type(obj).__getattribute__ answers it: a Python override is traced inline
         (its `super().__getattribute__` comes back to generic_getattr), with __getattr__ as the
         fallback when it raises AttributeError."""
-        from .object_protocol import python_slot
         getattribute = python_slot(self.python_type(), "__getattribute__")
         if getattribute is None:
             return self.generic_getattr(tx, name)
@@ -364,10 +361,6 @@ class UserDefinedObjectVariable(VariableTracker):
     def generic_getattr(self, tx, name):
         """object.__getattribute__: attributes the trace stored, data descriptors, the instance
         dict, then the class; __getattr__ (in Python) when all miss."""
-        from .user_functions import (
-            BaseUserFunctionVariable,
-            UserMethodVariable,
-        )
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
@@ -392,7 +385,6 @@ class UserDefinedObjectVariable(VariableTracker):
                 return UserMethodVariable(recorded, self)
             return recorded
         if attr is _MISSING:
-            from .object_protocol import python_slot
             getattr_fn = python_slot(cls, "__getattr__")
             self._guard_not_in_instance_dict(tx, name)  # getattr(o, name, default) and hasattr rely on it
             self.guard_class_lacks(tx, name)  # and on the classes: one that gains `name` answers instead
@@ -412,7 +404,6 @@ class UserDefinedObjectVariable(VariableTracker):
             if member is not None:
                 return member
         class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
-        from .object_protocol import SlotFunctionVariable, is_generic_slot
         if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
             return SlotFunctionVariable(attr, self)
         if isinstance(attr, types.MemberDescriptorType) and not self.is_new():  # a __slots__ member
@@ -443,7 +434,6 @@ class UserDefinedObjectVariable(VariableTracker):
     def truth(self, tx) -> bool:
         """bool(obj): __bool__, else __len__, else True -- the first two traced when written in Python
         (a dict subclass's C __len__ counts its items)."""
-        from .object_protocol import is_generic_slot
         cls = self.python_type()
         for name in ("__bool__", "__len__"):
             attr = inspect.getattr_static(cls, name, None)
@@ -459,13 +449,11 @@ class UserDefinedObjectVariable(VariableTracker):
         return True
 
     def has_unpack_var_sequence(self, tx) -> bool:
-        from .object_protocol import dict_base, python_slot
         return python_slot(self.python_type(), "__iter__") is not None or dict_base(self.python_type()) is not None
 
     def unpack_var_sequence(self, tx):
         """Every item iterating gives: a Python __iter__ run to its end, or a dict subclass's keys."""
         from .builtin import BuiltinVariable
-        from .object_protocol import python_slot
         if python_slot(self.python_type(), "__iter__") is not None:
             iterator = BuiltinVariable(iter).call_function(tx, [self], {})
             return iterator.unpack_var_sequence(tx)
@@ -481,8 +469,7 @@ class UserDefinedObjectVariable(VariableTracker):
         """obj.__dict__: of an object made in the trace, a view of its recorded attributes; of an
         outside object, its real dict, a tracked container (writes replay on it)."""
         if self.is_new() or (self.source is not None and tx.output.side_effects.attrs.get(self.identity())):
-            from .object_protocol import InstanceDictVariable  # a view: the trace's assignments on top
-            return InstanceDictVariable(self)
+            return InstanceDictVariable(self)  # a view: the trace's assignments on top
         if self.source is None:
             raise Unsupported(f"__dict__ of {self.describe()}, reached without a source")
         return VariableTracker.build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
@@ -499,7 +486,6 @@ class UserDefinedObjectVariable(VariableTracker):
     def store_attr(self, tx, name, value):
         """`obj.name = value`: a __setattr__ written in Python is traced inline (its
         `super().__setattr__` comes back to generic_setattr)."""
-        from .object_protocol import python_slot
         setattr_fn = python_slot(self.python_type(), "__setattr__")
         if setattr_fn is not None:
             self._call_special(tx, setattr_fn, "__setattr__", [ConstantVariable(name), value])
@@ -510,7 +496,6 @@ class UserDefinedObjectVariable(VariableTracker):
         self.generic_setattr(tx, name, value)
 
     def _generic_setattr_slot(self) -> bool:
-        from .object_protocol import is_generic_slot
         return is_generic_slot(inspect.getattr_static(self.python_type(), "__setattr__"))
 
     def generic_setattr(self, tx, name, value):
@@ -581,7 +566,6 @@ class SuperVariable(VariableTracker):
                 raise Unsupported(f"property {klass.__qualname__}.{name} read through super() from the class")
             member = class_member(tx, attr, source, self.obj, start, raw=True)
             if member is None:
-                from .object_protocol import SlotFunctionVariable, is_generic_slot
                 if is_generic_slot(attr):  # object.__getattribute__, OrderedDict.__setitem__, object.__new__
                     return SlotFunctionVariable(attr, self.obj)
                 raise Unsupported(f"super().{name} is a {type(attr).__name__}")

@@ -9,16 +9,20 @@ its `forward`.
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass, field
 
 import torch
+from torch.nn.modules import module as module_py
 
 from ..exc import Unsupported, observed
-from ..source import AttrSource, GetItemSource
+from ..source import AttrSource, GetItemSource, ModuleSource
+from ..trace_rules import module_skip_reason
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import ListIteratorVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedObjectVariable
+from .tensor import TensorVariable
 
 _SLOTS = ("_parameters", "_buffers", "_modules")
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
@@ -35,7 +39,6 @@ def hooks_of(module: torch.nn.Module) -> list[str]:
 
 
 def _global_hooks() -> list[str]:
-    from torch.nn.modules import module as module_py
     names = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
              "_global_backward_pre_hooks")
     return [name for name in names if getattr(module_py, name, None)]
@@ -70,7 +73,6 @@ def _class_defines(cls: type, name: str) -> bool:
 
 
 def _is_parameter(tracker) -> bool:
-    from .tensor import TensorVariable
     return isinstance(tracker, TensorVariable) and tracker.python_type() is torch.nn.Parameter
 
 
@@ -133,11 +135,9 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _call_forward(self, tx, args, kwargs):
         """nn.Module.__call__: its forward pre-hooks, forward, its forward hooks, each traced inline."""
         module = self.value
-        from ..trace_rules import module_skip_reason
         skip = module_skip_reason(module)
         if skip is not None:  # an RNN: the graph breaks at the call, as Dynamo's does
             raise Unsupported(skip)
-        from torch.nn.modules import module as module_py
         hooks = hooks_of(module)
         untraced = [name for name in hooks if name not in _TRACED_HOOKS]
         if untraced or module._forward_pre_hooks_with_kwargs or module._forward_hooks_with_kwargs \
@@ -165,9 +165,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _global_hooks(tx, slot: str) -> list:
         """The trackers of the global hooks of one kind, the dict's keys guarded even when empty: a
         hook registered after the compile recompiles (Dynamo 2.13 then skips it)."""
-        import sys
-
-        from ..source import ModuleSource
         module_py, source = sys.modules[_HOOKS_MODULE], ModuleSource(_HOOKS_MODULE)
         _guard_members(tx, module_py, source, slot)
         return [VariableTracker.build(tx, hook, GetItemSource(AttrSource(source, slot), key))
@@ -300,7 +297,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if type(self.value).__setattr__ is not torch.nn.Module.__setattr__:
             raise Unsupported(f"{type(self.value).__qualname__} customises __setattr__")
         value = value.realize()
-        from .tensor import TensorVariable
         buffer = name in self.value.__dict__.get("_buffers", {})
         if buffer and isinstance(value, TensorVariable) and not _is_parameter(value):
             pass  # `self.count += 1`: __setattr__ puts a tensor given for a buffer's name in _buffers

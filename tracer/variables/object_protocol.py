@@ -18,8 +18,11 @@ from dataclasses import dataclass
 import torch
 
 from ..exc import Unsupported, observed
+from ..source import AttrSource, DictItemSource
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .dicts import ConstDictVariable
+from .lists import ListIteratorVariable
 
 # The builtin bases whose instances we model: plain objects, and dicts (items beside attributes).
 DICT_BASES = (collections.OrderedDict, dict)
@@ -152,7 +155,6 @@ def check_buildable(cls: type) -> None:
 def construct_user_object(tx, cls_var, args, kwargs):
     """`Cls(*args)` for a Python class: type.__call__ traced — `__new__` then `__init__`, each
     inlined when written in Python (a metaclass that only customises class creation is fine)."""
-    from ..source import AttrSource
     from .misc import UserDefinedObjectVariable, guarded_function
     cls = cls_var.value
     if issubclass(cls, torch.nn.Module):
@@ -212,8 +214,6 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
     record as a dict tracker (its mutations swap versions there, as any dict's do); an outside
     object's are read, not changed."""
     from .builtin import BuiltinVariable
-    from .dicts import ConstDictVariable
-    from .lists import ListIteratorVariable
     effects = tx.output.side_effects
     items = effects.dict_items.get(obj.identity())
     if items is None:
@@ -243,8 +243,6 @@ def outside_items(tx, obj):
     """The items of a dict subclass from outside, each read as dict's C method reads it (so
     no Python __getitem__ of the class runs in a guard); the keys guarded, through `keys()`,
     which a class must not override in Python for that guard to mean what it says."""
-    from ..source import DictItemSource
-    from .dicts import ConstDictVariable
     cls = obj.python_type()
     if python_slot(cls, "keys") is not None or obj.source is None:
         raise Unsupported(f"reading the items of {obj.describe()}, a {cls.__qualname__} from outside "
@@ -280,13 +278,11 @@ class InstanceDictVariable(VariableTracker):
     def _real(self, tx):
         if self.obj.is_new():
             return None
-        from ..source import AttrSource
         return VariableTracker.build(tx, self.obj.value.__dict__, AttrSource(self.obj.source, "__dict__")).realize()
 
     def _lookup(self, tx, name, args, kwargs):
         """`d[k]`, `d.get(k)`, `k in d` for one key: the trace's own assignment, else the real dict's
         answer (which guards just that key)."""
-        from .dicts import ConstDictVariable
         key = _name_of(args[0])
         recorded = tx.output.side_effects.attrs.get(self.obj.identity(), {})
         real = self._real(tx)
@@ -295,7 +291,6 @@ class InstanceDictVariable(VariableTracker):
         return real.call_method(tx, name, list(args), dict(kwargs))
 
     def call_method(self, tx, name, args, kwargs):
-        from .dicts import ConstDictVariable
         if name in ("__getitem__", "get", "__contains__") and args:
             return self._lookup(tx, name, args, kwargs)
         if name == "__setitem__":

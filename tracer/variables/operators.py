@@ -14,7 +14,7 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable
+from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable, hash_key, unique_items
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
 from .sym import SYM_OPERATORS, SymNodeVariable, sym_operator
@@ -100,7 +100,6 @@ def _is_set_like_view(var) -> bool:
 def _view_set_operation(tx, op, left, right) -> VariableTracker:
     """`d.keys() & {...}` and the like: as Python's views do, both sides taken as sets of their
     items (by value for constants, by identity for tensors), and a new set made."""
-    from .lists import SetVariable, hash_key, unique_items
     a, b = (unique_items(side.unpack_var_sequence(tx)) for side in (left, right))
     in_a, in_b = {hash_key(item) for item in a}, {hash_key(item) for item in b}
     if op is operator.or_:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from ..exc import Unsupported, observed
+from ..source import AttrSource
 from .base import VariableTracker
 from .constant import ConstantVariable
 
@@ -84,7 +85,6 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, (self,), {})
         if name == "grad" and self._is_input(tx):
             # a graph input's .grad is an input of its own (or None), guarded like any value read
-            from ..source import AttrSource
             stored = tx.output.side_effects.load_attr(self.identity(), "grad")
             if stored is not None:  # assigned earlier in this trace (zero_grad's `p.grad = None`)
                 return stored

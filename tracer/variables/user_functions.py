@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from ..exc import Unsupported, observed
 from ..source import AttrSource, GetItemSource
 from .base import VariableTracker, new_mutation_id
+from .constant import ConstantVariable
+from .dicts import ConstDictVariable
+from .lists import TupleVariable
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +50,6 @@ class BaseUserFunctionVariable(VariableTracker):
         return types.FunctionType
 
     def var_getattr(self, tx, name):
-        from .constant import ConstantVariable
         if name in ("__name__", "__qualname__"):
             return ConstantVariable(getattr(self, "qualname", "").rsplit(".", 1)[-1]
                                     if name == "__name__" else getattr(self, "qualname", ""))
@@ -165,9 +167,6 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
     def function_attr(self, tx, name):
         """What MAKE_FUNCTION gave the function; it has no other attributes (nothing can set them
         in the trace)."""
-        from .constant import ConstantVariable
-        from .dicts import ConstDictVariable
-        from .lists import TupleVariable
         if name == "__defaults__":
             return TupleVariable(tuple(self.defaults)) if self.defaults else ConstantVariable(None)
         if name == "__kwdefaults__":
