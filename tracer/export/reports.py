@@ -206,7 +206,7 @@ def build_report(session, comparison=None) -> dict:
         "recompiles": recompiles,
     }
     if comparison is not None:
-        from ..compare import comparison_json
+        from ..compare import comparison_json  # cycle: tracer.compare's standin_side imports this module
         report["comparison"] = comparison_json(comparison)
     return report
 

@@ -53,7 +53,7 @@ def _frozen(value) -> bool:
 
 def _spent(tx, arg: VariableTracker) -> VariableTracker:
     """A generator argument, consumed into a tuple of its items (as a str method would)."""
-    from .lists import TupleVariable
+    from .lists import TupleVariable  # cycle: .lists -> .constant
     real = arg.realize()
     if isinstance(real, GeneratorVariable):
         return TupleVariable(tuple(real.unpack_var_sequence(tx)))
@@ -87,10 +87,10 @@ class ConstantVariable(VariableTracker):
         if isinstance(self.value, enum.Enum):
             method = inspect.getattr_static(type(self.value), name, None)
             if isinstance(method, types.FunctionType):  # a method the enum's class defines: inlined
-                from .user_functions import UserFunctionVariable, UserMethodVariable
+                from .user_functions import UserFunctionVariable, UserMethodVariable  # cycle: .user_functions -> .constant
                 return UserMethodVariable(UserFunctionVariable(method), self)
         if callable(attr):
-            from .misc import GetAttrVariable
+            from .misc import GetAttrVariable  # cycle: .misc -> .constant
             return GetAttrVariable(self, name)
         return VariableTracker.build(tx, attr)  # an enum's .value may be a tuple or another container
 
@@ -101,7 +101,7 @@ class ConstantVariable(VariableTracker):
         args = [_spent(tx, a) for a in args]  # ",".join(str(i) for i in ...): the items, not the generator
         if not all(a.is_python_constant() for a in list(args) + list(kwargs.values())):
             if isinstance(self.value, (int, float)) and name.startswith("__") and len(args) == 1:
-                from .builtin import apply_operator
+                from .builtin import apply_operator  # cycle: .builtin -> .constant
                 op = getattr(operator, name.strip("_"), None)
                 if op is not None:
                     return apply_operator(tx, op, [self, args[0]])

@@ -67,7 +67,7 @@ class BaseListVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         if callable(getattr(self.python_type(), name, None)):
-            from .misc import GetAttrVariable
+            from .misc import GetAttrVariable  # cycle: .misc -> .lists
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
 
@@ -184,7 +184,7 @@ class ObjectKey:
 
 
 def _hashed_by_identity(item) -> bool:
-    from .misc import UserDefinedObjectVariable
+    from .misc import UserDefinedObjectVariable  # cycle: .misc -> .lists
     if not isinstance(item, UserDefinedObjectVariable):
         return False
     cls = item.python_type()

@@ -240,7 +240,7 @@ class UserDefinedClassVariable(VariableTracker):
         return VariableTracker.build(tx, getattr(self.value, name), source)
 
     def call_function(self, tx, args, kwargs):
-        from .builtin import BuiltinVariable
+        from .builtin import BuiltinVariable  # cycle: .builtin -> .misc
         if self.value in BuiltinVariable.CONSTRUCTORS or self.value in (type, super, object):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
@@ -249,7 +249,7 @@ class UserDefinedClassVariable(VariableTracker):
             return _fold_construction(tx, self.value, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
-        from .ctx_manager import construct_context
+        from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
             return context
@@ -453,7 +453,7 @@ class UserDefinedObjectVariable(VariableTracker):
 
     def unpack_var_sequence(self, tx):
         """Every item iterating gives: a Python __iter__ run to its end, or a dict subclass's keys."""
-        from .builtin import BuiltinVariable
+        from .builtin import BuiltinVariable  # cycle: .builtin -> .misc
         if python_slot(self.python_type(), "__iter__") is not None:
             iterator = BuiltinVariable(iter).call_function(tx, [self], {})
             return iterator.unpack_var_sequence(tx)

@@ -137,7 +137,7 @@ class NumpyNdarrayVariable(TensorVariable):
         if name in ("dtype", "base", "flags"):
             raise Unsupported(f"ndarray.{name} (not modelled; Dynamo breaks here too)")
         if hasattr(np.ndarray, name) and callable(getattr(np.ndarray, name)):
-            from .misc import GetAttrVariable
+            from .misc import GetAttrVariable  # cycle: .misc -> .functions -> .numpy
             return GetAttrVariable(self, name)
         raise Unsupported(f"ndarray attribute .{name}")
 

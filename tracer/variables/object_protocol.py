@@ -91,7 +91,7 @@ class SlotFunctionVariable(VariableTracker):
         target = args[0].realize()
         if name == "__new__":
             return new_instance(tx, target, self.fn)
-        from .misc import UserDefinedObjectVariable
+        from .misc import UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
         rest = args[1:]
         if not isinstance(target, UserDefinedObjectVariable):
             owner = _slot_owner(self.fn)
@@ -131,7 +131,7 @@ def _name_of(var) -> str:
 
 def new_instance(tx, cls_var, new_fn=None):
     """`object.__new__(cls)` / `OrderedDict.__new__(cls)`: a fresh, empty object made in the trace."""
-    from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
+    from .misc import UserDefinedClassVariable, UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
     if not isinstance(cls_var, UserDefinedClassVariable):
         raise Unsupported(f"__new__ of {cls_var.describe()}")
     cls = cls_var.value
@@ -155,7 +155,7 @@ def check_buildable(cls: type) -> None:
 def construct_user_object(tx, cls_var, args, kwargs):
     """`Cls(*args)` for a Python class: type.__call__ traced — `__new__` then `__init__`, each
     inlined when written in Python (a metaclass that only customises class creation is fine)."""
-    from .misc import UserDefinedObjectVariable, guarded_function
+    from .misc import UserDefinedObjectVariable, guarded_function  # cycle: .misc -> .object_protocol
     cls = cls_var.value
     if issubclass(cls, torch.nn.Module):
         return construct_module(tx, cls_var, args, kwargs)
@@ -189,7 +189,7 @@ def construct_module(tx, cls_var, args, kwargs):
     """`nn.GELU()`, `nn.CrossEntropyLoss()` inside forward: a module without parameters or buffers,
     built now from constant arguments (its construction is the same every call), and called like
     any other.  The graph gets the usage-log node nn.Module.__init__ leaves in Dynamo's."""
-    from .nn_module import NNModuleVariable, record_module_init
+    from .nn_module import NNModuleVariable, record_module_init  # cycle: .nn_module -> .misc -> .object_protocol
     cls = cls_var.value
     values = [a.realize() for a in [*args, *kwargs.values()]]
     if not all(v.is_python_constant() for v in values):
@@ -213,7 +213,7 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
     """A C dict method on an object's items.  A new object's items live in the side-effects
     record as a dict tracker (its mutations swap versions there, as any dict's do); an outside
     object's are read, not changed."""
-    from .builtin import BuiltinVariable
+    from .builtin import BuiltinVariable  # cycle: .builtin -> .misc -> .object_protocol
     effects = tx.output.side_effects
     items = effects.dict_items.get(obj.identity())
     if items is None:
@@ -297,7 +297,7 @@ class InstanceDictVariable(VariableTracker):
             self.obj.generic_setattr(tx, _name_of(args[0]), args[1])
             return ConstantVariable(None)
         if name == "update":  # each entry stored as object.__setattr__ would
-            from .builtin import BuiltinVariable
+            from .builtin import BuiltinVariable  # cycle: .builtin -> .misc -> .object_protocol
             update = BuiltinVariable(dict).call_function(tx, list(args), dict(kwargs))
             for key, value in update.entries.items():
                 self.obj.generic_setattr(tx, key, value)
@@ -307,7 +307,7 @@ class InstanceDictVariable(VariableTracker):
         raise Unsupported(f"__dict__.{name}() of {self.obj.describe()}")
 
     def var_getattr(self, tx, name):
-        from .misc import GetAttrVariable
+        from .misc import GetAttrVariable  # cycle: .misc -> .object_protocol
         if callable(getattr(dict, name, None)):
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)

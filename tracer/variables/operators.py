@@ -120,7 +120,7 @@ _SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", o
 
 def _in_place(tx, op, args) -> VariableTracker | None:
     """`d |= e`, `s &= t`, `lst *= n`: the left operand changed in place and given back; None otherwise."""
-    from .builtin import BuiltinVariable
+    from .builtin import BuiltinVariable  # cycle: .builtin -> .operators
     target = args[0].realize()
     if isinstance(target, ListVariable) and op is operator.imul and args[1].is_python_constant():
         return target.mutated(tx, target.items * args[1].as_python_constant())

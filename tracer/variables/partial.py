@@ -48,7 +48,7 @@ class FunctoolsPartialVariable(VariableTracker):
         return self.var_getattr(tx, name).call_function(tx, args, kwargs)
 
     def var_getattr(self, tx, name):
-        from .misc import GetAttrVariable
+        from .misc import GetAttrVariable  # cycle: .misc -> .functional -> .partial
         if name == "func":
             return self.func
         if name == "args":

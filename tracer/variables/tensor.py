@@ -92,7 +92,7 @@ class TensorVariable(VariableTracker):
             return VariableTracker.build(tx, real.grad, AttrSource(self.source, "grad"))
         if name in ("grad", "_base"):
             raise Unsupported(f"tensor attribute .{name}")
-        from .misc import GetAttrVariable
+        from .misc import GetAttrVariable  # cycle: .misc -> .functions -> .tensor
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
         if not hasattr(torch.Tensor, name):  # hasattr(x, "jax") and getattr defaults are told so
@@ -127,13 +127,13 @@ class TensorVariable(VariableTracker):
             if isinstance(value, torch.Size):
                 value = torch.Size(int(s) for s in value)
             elif isinstance(value, tuple):
-                from .lists import TupleVariable
+                from .lists import TupleVariable  # cycle: .lists -> .tensor
                 return TupleVariable(tuple(ConstantVariable(v) for v in value))
             return ConstantVariable(value)
         if name in DATA_DEPENDENT_METHODS:
             raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time")
         if name == "numpy":  # an array computed in the graph through torch._numpy
-            from .numpy import ndarray_from_tensor
+            from .numpy import ndarray_from_tensor  # cycle: .numpy -> .tensor
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
