@@ -323,6 +323,15 @@ def _dict_contains_native(manager, e, verbose, example) -> None:
     manager.add_dict_contains_guard(e[1], e[0], verbose, None)
 
 
+def _dict_keys_native(manager, e, verbose, example) -> None:
+    """torch's key-order check, after its value's type (the check reads the keys of a mapping, and a
+    value of another type would crash it): keys taken from the example, so they must be the ones expected."""
+    if not isinstance(example, dict) or tuple(example.keys()) != tuple(e):
+        raise TypeError("not a dict with the expected keys")
+    manager.add_type_match_guard(id(type(example)), verbose, None)
+    manager.add_mapping_keys_guard(example, verbose, None)
+
+
 def _length_native(manager, e, verbose, example) -> None:
     """torch has one length check for dicts and one for sequences, each raising on the other:
     the type comes first (a different type fails the guard instead)."""
@@ -381,7 +390,7 @@ KINDS: dict[str, GuardKind] = {kind.name: kind for kind in (
               lambda e, v, const: f"_iter_len({v}) == {e}"),
     GuardKind("DICT_KEYS_MATCH", lambda n, e: f"list({n}.keys()) == {list(e)!r}",
               lambda e, v, const: f"tuple({v}.keys()) == {const(e)}",
-              lambda e, value: f"got keys {list(value.keys())!r}"),
+              lambda e, value: f"got keys {list(value.keys())!r}", native=_dict_keys_native),
     GuardKind("DICT_CONTAINS", lambda n, e: f"{'' if e[1] else 'not '}___dict_contains({e[0]!r}, {n})",
               lambda e, v, const: f"({const(e[0])} in {v}) is {e[1]}", native=_dict_contains_native),
     GuardKind("DUPLICATE_INPUT", lambda n, e: " is ".join(e), lambda e, v, const: f"{v}[0] is {v}[1]",
