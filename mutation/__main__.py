@@ -39,14 +39,28 @@ class Target:
     tests: tuple[str, ...]  # the tests that cover them, fast enough to run per mutant
 
 
+# Each target's tests are the fast ones that pin its promises: mutmut runs, per mutant, every test
+# of the selection that calls the mutated function, so one slow test that covers everything costs
+# every mutant (the differential files run three engines per case: a few files, not all of them).
 TARGETS = (
-    Target("guards", ("tracer/guards/*.py",),
+    Target("guards.compiled", ("tracer/guards/compiled.py",),
            ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
             "tests/tracer/test_diff_global_state.py")),
+    Target("guards.kinds", ("tracer/guards/kinds.py",),
+           ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
+            "tests/tracer/test_diff_global_state.py")),
+    Target("guards.whatif", ("tracer/guards/whatif.py",),
+           ("tests/tracer/test_whatif.py", "tests/tracer/test_guard_engine.py", "tests/tracer/test_api.py")),
+    Target("guards.report", ("tracer/guards/report.py",),
+           ("tests/tracer/test_guard_report.py", "tests/tracer/test_guard_engine.py")),
+    Target("guards.native", ("tracer/guards/native.py", "tracer/guards/tag_safety.py"),
+           ("tests/tracer/test_guard_engine.py", "tests/tracer/test_tag_safety.py",
+            "tests/tracer/test_diff_module_tag_safe.py")),
     Target("side_effects", ("tracer/side_effects.py",),
            ("tests/tracer/test_diff_side_effects.py", "tests/tracer/test_diff_module_mutations.py",
             "tests/tracer/test_diff_set_order.py", "tests/tracer/test_diff_inlining.py",
-            "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py")),
+            "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py",
+            "tests/tracer/test_diff_optimizer.py")),
     Target("codegen", ("tracer/codegen.py",),
            ("tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
             "tests/tracer/test_break_code.py", "tests/tracer/test_diff_side_effects.py")),
