@@ -1,5 +1,6 @@
 """What-if (`tracer/guards/whatif.py`): the prediction's exact words and fields, new tensor shapes
 keeping every other property, and undoable edits of names, attributes and items."""
+import functools
 import re
 
 import pytest
@@ -185,3 +186,49 @@ def test_only_names_attributes_and_items_can_be_assigned(editor):
     for path in ("CFG.scale + 1", "f(x)", "1"):
         with pytest.raises(ValueError, match="^" + re.escape(f"cannot assign to {path!r}: use a name, an attribute or an item") + "$"):
             editor.set(path, 3)
+
+
+def test_a_typo_in_a_typed_value_or_path_is_a_syntax_error_from_the_guard_editor(editor):
+    for read in (editor.evaluate, editor.get):
+        with pytest.raises(SyntaxError) as error:
+            read("CFG.scale +")
+        assert error.value.filename == "<guard editor>"  # what the editor's message names
+
+
+def test_reshaped_keeps_each_tensors_device():
+    opt = tracer.compile(scaled)
+    x, y = torch.ones(3, device="meta"), torch.ones(2, dtype=torch.int64, device="meta")
+    new_x, new_y = reshaped(opt, (x, y), {}, {"x": (4,), "y": (5,)})[0]
+    assert (new_x.device.type, new_x.shape, new_y.device.type, new_y.dtype) == ("meta", (4,), "meta", torch.int64)
+
+
+def rename_the_parameter(inner):
+    @functools.wraps(inner)
+    def wrapper(t):
+        return inner(t)
+    return wrapper
+
+
+@rename_the_parameter
+def wrapped(x):
+    return x + 1
+
+
+def test_reshaped_names_the_compiled_frames_own_parameters_not_a_wrapped_functions():
+    opt = tracer.compile(wrapped)
+    (new,), _ = reshaped(opt, (torch.ones(3),), {}, {"t": (6,)})
+    assert new.shape == (6,)
+    with pytest.raises(ValueError, match="'x' is not a tensor argument"):
+        reshaped(opt, (torch.ones(3),), {}, {"x": (6,)})
+
+
+def test_a_global_is_set_and_restored_by_name(editor):
+    edit = editor.set("TABLE", {"z": 0})
+    assert edit.old == {"a": 1} and TABLE == {"z": 0} and globals()["TABLE"] is edit.new
+    edit = editor.set("ADDED_GLOBAL", 3)
+    assert edit.old is None and globals()["ADDED_GLOBAL"] == 3
+    del globals()["ADDED_GLOBAL"]  # the program removed it meanwhile: undoing the addition is a no-op
+    editor.undo()
+    assert "ADDED_GLOBAL" not in globals()
+    editor.undo()
+    assert TABLE == {"a": 1}
