@@ -65,7 +65,7 @@ TARGETS = (
            ("tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
             "tests/tracer/test_break_code.py", "tests/tracer/test_diff_side_effects.py")),
     Target("resume", ("tracer/resume.py",),
-           ("tests/tracer/test_rewritten_code.py", "tests/tracer/test_break_code.py",
+           ("tests/tracer/test_resume_code.py", "tests/tracer/test_rewritten_code.py", "tests/tracer/test_break_code.py",
             "tests/tracer/test_code_check.py", "tests/tracer/test_with_block_breaks.py")),
     Target("debug", ("tracer/debug/*.py",),
            ("tests/tracer/test_debugger.py", "tests/tracer/test_recorded_views.py",
