@@ -62,7 +62,7 @@ TARGETS = (
             "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py",
             "tests/tracer/test_diff_optimizer.py")),
     Target("codegen", ("tracer/codegen.py",),
-           ("tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
+           ("tests/tracer/test_reconstruct.py", "tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
             "tests/tracer/test_break_code.py", "tests/tracer/test_diff_side_effects.py")),
     Target("resume", ("tracer/resume.py",),
            ("tests/tracer/test_resume_code.py", "tests/tracer/test_rewritten_code.py", "tests/tracer/test_break_code.py",
