@@ -119,7 +119,7 @@ def scratch(target: Target) -> Path:
     """`.mutate/<name>/` with the project linked in and a pyproject.toml telling mutmut what to do."""
     here = WORK / target.name.replace(":", "-")
     here.mkdir(parents=True, exist_ok=True)
-    for name in ("tracer", "tests", "app", "resources", "bench"):
+    for name in ("tracer", "tests", "app", "resources", "bench", "mutation"):
         link = here / name
         if not link.exists():
             link.symlink_to(ROOT / name, target_is_directory=True)
@@ -129,9 +129,10 @@ def scratch(target: Target) -> Path:
         "[tool.mutmut]\n"
         'source_paths = ["tracer"]\n'
         f"only_mutate = [{only}]\n"
-        'also_copy = ["app", "resources", "bench"]\n'
+        'also_copy = ["app", "resources", "bench", "mutation"]\n'
         f"pytest_add_cli_args_test_selection = [{tests}]\n"
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:logging", "-q", "-x"]\n'
+        # mutation.warm compiles once in the fork server: each mutant's first compile starts warm
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "mutation.warm", "-q", "-x"]\n'
         'process_isolation = "forkserver"\n'
         "\n[tool.pytest.ini_options]\n"
         'testpaths = ["tests"]\n')
