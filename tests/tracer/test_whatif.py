@@ -2,6 +2,7 @@
 keeping every other property, and undoable edits of names, attributes and items."""
 import functools
 import re
+import types
 
 import pytest
 import torch
@@ -232,3 +233,16 @@ def test_a_global_is_set_and_restored_by_name(editor):
     assert "ADDED_GLOBAL" not in globals()
     editor.undo()
     assert TABLE == {"a": 1}
+
+
+def test_an_entry_that_fails_without_a_guard_to_name_is_marked_with_a_question_mark():
+    class Unnamed:  # a check that fails while no single guard does (it raised, say)
+        def check(self, f_locals, f_globals):
+            return False
+
+        def first_failure(self, f_locals, f_globals):
+            return None
+    entry = types.SimpleNamespace(compile_id="0/0", guards=Unnamed(), eager_reason=None)
+    compiled = types.SimpleNamespace(bind=lambda args, kwargs: {}, fn=scaled, cache_entries=[entry],
+                                     cache_size_limit=8)
+    assert predict(compiled).failures == [("0/0", "?")]
