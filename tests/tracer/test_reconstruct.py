@@ -203,3 +203,54 @@ def test_locals_of_every_kind_cross_a_graph_break(capsys):
     same(got, want)
     assert capsys.readouterr().out == "break\nbreak\n"
     assert len(opt.all_frames()) > 1  # the break made a resume function that received the locals
+
+
+def returns_a_closure_over_a_changed_cell(x):
+    k = 1
+
+    def bump(step=2):
+        nonlocal k
+        k += step
+        return k
+    bump()
+    return x + k, bump
+
+
+def test_a_cell_written_in_the_trace_holds_its_new_value_afterwards():
+    y, bump = tracer.compile(returns_a_closure_over_a_changed_cell)(torch.zeros(2))
+    assert torch.equal(y, torch.full((2,), 3.0))
+    assert bump.__defaults__ == (2,) and bump() == 5  # the closure sees the cell the trace wrote
+
+
+OUT_LIST, OUT_DEQUE, OUT_SET, OUT_DICT = [], deque(maxlen=4), set(), {}
+OUT_ITER = None
+OUT_GLOBAL = 0
+OUT_BOX = Box(0)
+
+
+def mutates_what_it_was_given(x):
+    global OUT_GLOBAL
+    OUT_LIST.append(1)
+    OUT_DEQUE.append(2)
+    OUT_SET.add(3)
+    OUT_DICT["k"] = 4
+    next(OUT_ITER)
+    OUT_GLOBAL = 5
+    OUT_BOX.value = 6
+    return x + 1
+
+
+def test_mutations_of_outside_containers_objects_and_globals_are_replayed():
+    global OUT_ITER
+    OUT_LIST[:], OUT_SET, OUT_DICT = [0], {0}, {"a": 0}
+    OUT_DEQUE.clear()
+    OUT_DEQUE.extend([0])
+    globals().update(OUT_SET=OUT_SET, OUT_DICT=OUT_DICT)
+    OUT_ITER = iter([10, 11, 12])
+    opt = tracer.compile(mutates_what_it_was_given)
+    y = opt(torch.zeros(2))
+    assert opt.cache_entries[0].graphs and torch.equal(y, torch.ones(2))
+    assert OUT_LIST == [0, 1] and list(OUT_DEQUE) == [0, 2] and OUT_DEQUE.maxlen == 4
+    assert OUT_SET == {0, 3} and OUT_DICT == {"a": 0, "k": 4}
+    assert next(OUT_ITER) == 11  # one item consumed
+    assert OUT_GLOBAL == 5 and OUT_BOX.value == 6
