@@ -3,12 +3,16 @@ the JSON document, field by field, for an entry with global state, a nested attr
 shape guard with its cause."""
 import json
 import os
+from types import SimpleNamespace
 
 import pytest
 import torch
 
 import tracer
+from tracer.guards.compiled import GuardSet
+from tracer.guards.kinds import Guard
 from tracer.guards.report import dumps, report_json, report_text, source_tree
+from tracer.source import LocalSource
 
 
 class Inner:
@@ -121,3 +125,11 @@ def test_dumps_is_the_json_report_indented(entry):
     text = dumps(entry, "branches_on_size")
     assert json.loads(text) == json.loads(json.dumps(report_json(entry, "branches_on_size")))
     assert text.startswith('{\n  "schema": "standin.guards/1",\n  "compile_id": "0/0"')
+
+
+def test_a_guard_with_no_known_instruction_is_listed_without_a_location():
+    guard = Guard(LocalSource("n"), "EQUALS_MATCH", 3)
+    entry = SimpleNamespace(guards=GuardSet([guard]), compile_id="0/0")
+    assert report_text(entry).splitlines()[2:] == ["| +- GuardManager: source=L['n']",
+                                                   "| | +- EQUALS_MATCH: L['n'] == 3"]
+    assert report_json(entry, "f")["guards"][0]["installed_at"] is None
