@@ -14,7 +14,14 @@ def _warm(x):
     return y * x.shape[0]
 
 
+_warmed = False  # pytest configures again in each mutant's child: warm once, in the fork server
+
+
 def pytest_configure(config) -> None:
+    global _warmed
+    if _warmed:
+        return
+    _warmed = True
     import torch
     import torch._dynamo
 
