@@ -78,6 +78,8 @@ EQUIVALENT: dict[str, str] = {
     "tracer.side_effects.xǁSideEffectsǁoutside_effects__mutmut_1[01]":
         "the kind 'global' is renamed: its only reader (codegen's stage_side_effects and "
         "apply_side_effects) tests for 'setattr' and 'container' and takes any other kind as a global",
+    "tracer.guards.whatif.x_reshaped__mutmut_13": "follow_wrapped=None instead of False: inspect.signature "
+        "only tests it for truth, and None is as false",
     "tracer.guards.whatif.x_reshaped__mutmut_19": "None instead of the _MISSING marker for a name the call does not "
         "bind: the next line asks isinstance(old, Tensor), false for both, and raises the same error",
     "tracer.guards.whatif.x_reshaped__mutmut_21": "the same as _19 (get's default None spelled by omission)",
@@ -143,24 +145,49 @@ def scratch(target: Target) -> Path:
 def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
     """Run mutmut over the target and score it. mode "report": only read its last results;
     "recheck": run again only the last survivors (against the tests as they are now: mutmut copies
-    the tests anew and collects the coverage of new ones)."""
+    the tests anew and collects the coverage of new ones).
+
+    A recheck with changed test files makes mutmut forget every other verdict ("not checked"): those
+    are kept from the run before (tests were added since, so a mutant killed then is killed now), and
+    the merged verdicts are what `verdicts.txt` in the scratch folder holds and --report reads."""
     here = scratch(target)
+    kept = here / "verdicts.txt"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
     env.pop("PYTHONPATH", None)  # the mutants must be what the tests import
     mutmut = [sys.executable, "-m", "mutmut"]
 
-    def results() -> dict:
-        listed = subprocess.run([*mutmut, "results", "--all", "true"], cwd=here, env=env, text=True,
-                                capture_output=True, check=False).stdout
-        return score(target, listed)
+    def listed() -> str:
+        return subprocess.run([*mutmut, "results", "--all", "true"], cwd=here, env=env, text=True,
+                              capture_output=True, check=False).stdout
 
-    names: list[str] = []
-    if mode == "recheck":
-        names = results()["survived"]
+    if mode == "report":
+        return score(target, kept.read_text() if kept.exists() else listed())
+    before = (kept.read_text() if kept.exists() else listed()) if mode == "recheck" else ""
+    names = score(target, before)["survived"] if mode == "recheck" else []
     if mode == "mutate" or names:
         subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children), *names],
                        cwd=here, env=env, check=False)
-    return results()
+    now = merged(before, listed())
+    kept.write_text(now)
+    return score(target, now)
+
+
+def statuses_of(listed: str) -> dict[str, str]:
+    """`mutmut results --all true` lines ("    name: status") as {name: status}."""
+    found = {}
+    for line in listed.splitlines():
+        m = re.match(r"\s*(\S+): (.+)$", line)
+        if m:
+            found[m[1]] = m[2].strip()
+    return found
+
+
+def merged(before: str, now: str) -> str:
+    """The verdicts of `now`, with those it has not checked taken from `before`."""
+    old = statuses_of(before)
+    statuses = {name: old.get(name, status) if status == "not checked" else status
+                for name, status in statuses_of(now).items()}
+    return "".join(f"    {name}: {status}\n" for name, status in statuses.items())
 
 
 def is_equivalent(name: str) -> bool:
@@ -170,11 +197,7 @@ def is_equivalent(name: str) -> bool:
 def score(target: Target, listed: str) -> dict:
     """Counts from `mutmut results --all true` lines ("    name: status"). A mutant not checked yet
     (a run stopped early) is counted apart, never as killed or survived."""
-    statuses: dict[str, str] = {}
-    for line in listed.splitlines():
-        m = re.match(r"\s*(\S+): (.+)$", line)
-        if m:
-            statuses[m[1]] = m[2].strip()
+    statuses = statuses_of(listed)
     checked = {n: s for n, s in statuses.items() if s != "not checked"}
     killed = [n for n, s in checked.items() if s in KILLED]
     equivalent = [n for n, s in checked.items() if s not in KILLED and is_equivalent(n)]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mutation.__main__ import EQUIVALENT, TARGETS, narrowed, score, table
+from mutation.__main__ import EQUIVALENT, TARGETS, merged, narrowed, score, table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,3 +57,11 @@ def test_a_module_can_be_run_in_parts_scored_apart():
     assert part.tests == debug.tests
     with pytest.raises(SystemExit, match="not files of debug: tracer/codegen.py"):
         narrowed(debug, ["tracer/codegen.py"])
+
+
+def test_a_recheck_keeps_the_verdicts_it_did_not_run_again():
+    before = "    m_1: killed\n    m_2: survived\n    m_3: survived\n    m_4: not checked\n"
+    now = "    m_1: not checked\n    m_2: killed\n    m_3: survived\n    m_4: not checked\n    m_5: not checked\n"
+    assert merged(before, now) == "    m_1: killed\n    m_2: killed\n    m_3: survived\n    m_4: not checked\n" \
+                                  "    m_5: not checked\n"
+    assert merged("", now) == now
