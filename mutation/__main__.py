@@ -87,6 +87,8 @@ EQUIVALENT: dict[str, str] = {
         "are unspecified (the promise is shape, dtype, device and requires_grad; guards read no values)",
     "tracer.guards.whatif.x_reshaped__mutmut_43": "requires_grad_ called on an integer tensor too: with the old "
         "tensor's flag, always False for an integer tensor, which torch accepts and which changes nothing",
+    "tracer.resume.x_original_from__mutmut_1[89]": "COPY_FREE_VARS kept in the copied code: it sits before "
+        "the jump's target, so it never runs (the prologue copies the closure; a second copy would be the same)",
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "

@@ -8,8 +8,11 @@ from collections import namedtuple
 
 import pytest
 
+import bytecode as bc
+
 from tracer.bytecode import decode
-from tracer.resume import (decoded_index_to_library, has_backedge, live_locals, make_resume_code, origin_index,
+from tracer.codegen import assemble
+from tracer.resume import (decoded_index_to_library, has_backedge, library_instructions, live_locals, make_resume_code, origin_index,
                            original_from, resume_prologue_length, results_of, setup_instructions, successors,
                            with_blocks_around)
 
@@ -223,6 +226,18 @@ def test_original_from_jumps_over_the_prefix_to_the_target():
     assert names[0] == "JUMP_FORWARD" and "MAKE_CELL" not in names and "RESUME" not in names
     label = items[0].arg
     assert items[items.index(label) + 1].name == decode(code).instructions[call.index + 1].opname
+    _, instrs = library_instructions(code)
+    kept = [i for i in instrs if i.name not in ("MAKE_CELL", "COPY_FREE_VARS", "RESUME")]
+    assert [i for i in items[1:] if isinstance(i, bc.Instr)] == kept  # the rest of the code, all of it
+
+
+def test_code_going_on_from_the_first_instruction_runs_as_the_original():
+    for fn, args in ((with_a_cell, (10,)), (in_a_try, (-5,)), (loops, ([1, 2, 3],))):
+        code = fn.__code__
+        decoded = decode(code)
+        first = next(i.index for i in decoded.instructions if i.opname == "RESUME") + 1
+        again = types.FunctionType(assemble(code, original_from(code, decoded, first)), globals())
+        assert again(*args) == fn(*args)
 
 
 def test_decoded_positions_skip_extended_args():
