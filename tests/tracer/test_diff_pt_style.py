@@ -66,4 +66,17 @@ def in_stops_at_the_first_match_before_any_tensor(x):
     return x * (3 in items), 9 not in [4, 5], "b" in ("a", "b", x)
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def dict_keys_views_compare_as_sets(x):
+    d = {3: x, 4: x + 1}
+    other = {4: "b", 3: 2}
+    return x + 1, d.keys() == other.keys(), d.keys() != {3}, {3, 4} == d.keys(), d.keys() == {3: 0}.keys()
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def tensor_class_name_in_an_f_string(x):
+    label = f"{x.__class__.__name__} of {x.shape[0]}"
+    return x + 1 if label.startswith("Tensor") else x - 1, label, x.__class__ is torch.Tensor
+
+
 test_pt_style = parametrize(CASES)

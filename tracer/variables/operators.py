@@ -65,6 +65,11 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if plain in _SET_OPERATORS and any(_is_set_like_view(a) for a in args) \
             and all(a.has_unpack_var_sequence(tx) for a in args):
         return _view_set_operation(tx, plain, *args)
+    if plain in (operator.eq, operator.ne) and len(args) == 2 and any(_is_keys_view(a) for a in args) \
+            and all(_is_keys_view(a) or isinstance(a, SetVariable) for a in args):
+        # d.keys() == e.keys(): equal as sets of keys, whatever order each dict holds them in
+        left, right = ({hash_key(item) for item in side.unpack_var_sequence(tx)} for side in args)
+        return ConstantVariable((left == right) == (plain is operator.eq))
     if isinstance(args[0], ListVariable) and op is operator.iadd:
         return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
     changed = _in_place(tx, op, args)
@@ -98,6 +103,10 @@ _SET_OPERATORS = (operator.and_, operator.or_, operator.sub, operator.xor)
 def _is_set_like_view(var) -> bool:
     """dict.keys() and dict.items() are set-like (their `&`, `|`, `-`, `^` give sets); .values() is not."""
     return isinstance(var, DictViewVariable) and var.view in ("keys", "items")
+
+
+def _is_keys_view(var) -> bool:
+    return isinstance(var, DictViewVariable) and var.view == "keys"
 
 
 def _view_set_operation(tx, op, left, right) -> VariableTracker:

@@ -111,6 +111,8 @@ class TensorVariable(VariableTracker):
                 return stored
             real = tx.output.inputs[self.source.name()].example
             return VariableTracker.build(tx, real.grad, AttrSource(self.source, "grad"))
+        if name == "__class__":  # x.__class__.__name__ in an f-string: the class itself
+            return VariableTracker.build(tx, self.python_type())
         if name in ("grad", "_base"):
             raise Unsupported(f"tensor attribute .{name}")
         from .misc import GetAttrVariable  # cycle: .misc -> .functions -> .tensor
