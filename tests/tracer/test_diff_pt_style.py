@@ -79,4 +79,15 @@ def tensor_class_name_in_an_f_string(x):
     return x + 1 if label.startswith("Tensor") else x - 1, label, x.__class__ is torch.Tensor
 
 
+IS_RESERVED = frozenset({"class", "def"}).__contains__
+SEPARATOR = ", ".join
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def bound_methods_of_a_frozenset_and_a_string_fold(x):
+    # the way collections.namedtuple checks its field names
+    names = [n for n in ("x", "class", "y") if not IS_RESERVED(n)]
+    return x * len(names), SEPARATOR(names)
+
+
 test_pt_style = parametrize(CASES)

@@ -108,6 +108,10 @@ def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_va
     return None
 
 
+# Receivers whose bound C methods are pure functions of their arguments: nothing can change them.
+_IMMUTABLE_RECEIVERS = (frozenset, str, bytes)
+
+
 @dataclass(frozen=True, eq=False)
 class SkippedFunctionVariable(VariableTracker):
     """A callable the tracer cannot look into (a C function, I/O, time): calling it breaks the graph."""
@@ -125,6 +129,13 @@ class SkippedFunctionVariable(VariableTracker):
             message = [a.as_python_constant() for a in [*args, *kwargs.values()] if a.is_python_constant()]
             raise Unsupported("torch._dynamo.graph_break(): a graph break the code asks for"
                               + (f" ({message[0]})" if message and message[0] else ""))
+        if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
+                and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+            # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of
+            # constants, answered now
+            result = self.value(*[a.as_python_constant() for a in args],
+                                **{k: v.as_python_constant() for k, v in kwargs.items()})
+            return VariableTracker.build(tx, result)
         name = getattr(self.value, "__qualname__", None) or repr(self.value)
         module = getattr(self.value, "__module__", None)
         raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
