@@ -71,6 +71,8 @@ from .variables.numpy import (
     NumpyVariable,
     is_numpy_array,
     is_numpy_constant,
+    is_numpy_finfo,
+    is_numpy_type_info,
     is_numpy_value,
 )
 from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
@@ -272,7 +274,14 @@ def _build_module_or_wrapper(tx, value, source: Source):
     if is_numpy_value(value):  # np.sin, np.sum, np.float32, np.finfo: traced through torch._numpy
         guard(source, "ID_MATCH", value)
         return NumpyVariable(value, source=source)
-    if is_numpy_constant(value):  # an np.dtype / finfo / iinfo / NumPy scalar: a guarded constant
+    if is_numpy_type_info(value):  # as Dynamo: a finfo is one cached object per dtype; an iinfo, its dtype
+        if is_numpy_finfo(value):
+            guard(source, "ID_MATCH", value)
+        else:
+            guard(source, "TYPE_MATCH", type(value))
+            guard(AttrSource(source, "dtype"), "ID_MATCH", value.dtype)
+        return NumpyConstantVariable(value, source=source)
+    if is_numpy_constant(value):  # an np.dtype / NumPy scalar: a guarded constant
         guard(source, "EQUALS_MATCH", value)
         return NumpyConstantVariable(value, source=source)
     if is_numpy_array(value):  # a graph input as the tensor it is (torch.as_tensor), used as an array

@@ -4,6 +4,7 @@ import collections
 import functools
 import operator
 
+import numpy as np
 import torch
 
 from differential import T, call, case, parametrize
@@ -88,6 +89,13 @@ def bound_methods_of_a_frozenset_and_a_string_fold(x):
     # the way collections.namedtuple checks its field names
     names = [n for n in ("x", "class", "y") if not IS_RESERVED(n)]
     return x * len(names), SEPARATOR(names)
+
+
+@case(CASES, call(T(3), np.iinfo(np.int16)), call(T(3), np.iinfo(np.int16)), call(T(3), np.iinfo(np.int32)),
+      call(T(3), np.iinfo(np.int32)), compiles="C.C.")
+def numpy_type_info_argument_is_guarded_by_its_dtype(x, info):
+    # np.iinfo(...) makes a new object each call, equal to no other: its dtype says what it is
+    return x + info.max, info.bits
 
 
 test_pt_style = parametrize(CASES)

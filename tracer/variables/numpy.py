@@ -255,6 +255,16 @@ def is_numpy_array(value) -> bool:
     return np is not None and isinstance(value, np.ndarray)
 
 
+def is_numpy_type_info(value) -> bool:
+    """np.finfo / np.iinfo: each wholly set by its dtype; iinfo makes a new, unequal object per call."""
+    return np is not None and isinstance(value, (np.finfo, np.iinfo))
+
+
+def is_numpy_finfo(value) -> bool:
+    """np.finfo caches one object per dtype (np.iinfo does not)."""
+    return np is not None and isinstance(value, np.finfo)
+
+
 def is_numpy_constant(value) -> bool:
     return np is not None and isinstance(value, (np.dtype, np.finfo, np.iinfo, np.generic))
 
