@@ -98,4 +98,12 @@ def numpy_type_info_argument_is_guarded_by_its_dtype(x, info):
     return x + info.max, info.bits
 
 
+@case(CASES, call({"a": T(3)}), call({"a": T(3)}), compiles="C.")
+def hasattr_on_a_dict_names_only_what_dict_has(d):
+    # a dict argument walked like a tensor-or-mapping: `.to` is missing, `.items` is there
+    if hasattr(d, "to"):
+        return d.to("cpu")
+    return torch.cos(d["a"]) if hasattr(d, "items") else d, hasattr(d, "keys"), hasattr(d, "shape")
+
+
 test_pt_style = parametrize(CASES)

@@ -96,6 +96,9 @@ class ConstDictVariable(VariableTracker):
         if callable(getattr(self.dict_cls, name, None)):
             from .misc import GetAttrVariable  # cycle: .misc -> .functional -> .dicts
             return GetAttrVariable(self, name)
+        if not hasattr(self.dict_cls, name):  # a dict has no instance attributes: hasattr(d, "to") is False
+            raise observed(AttributeError(f"{self.dict_cls.__name__!r} object has no attribute {name!r}"),
+                           f"{self.dict_cls.__name__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
 
     def getitem(self, tx, key_var):
