@@ -421,13 +421,7 @@ class InstructionTranslator(ExceptionOpcodes):
 
     def IS_OP(self, inst):
         right, left = self.pop().realize(), self.pop().realize()
-        if isinstance(left, TensorVariable) or isinstance(right, TensorVariable):
-            # an in-place op returns its input: a new node, but the same (fake) tensor
-            same = left is right or (isinstance(left, TensorVariable) and isinstance(right, TensorVariable)
-                                     and (left.node is right.node or left.example is right.example))
-            result = ConstantVariable(same)
-        else:
-            result = apply_operator(self, operator.is_, [left, right])
+        result = apply_operator(self, operator.is_, [left, right])
         if inst.arg:
             result = ConstantVariable(not result.as_python_constant())
         self.push(result)

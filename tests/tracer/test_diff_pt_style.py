@@ -106,4 +106,10 @@ def hasattr_on_a_dict_names_only_what_dict_has(d):
     return torch.cos(d["a"]) if hasattr(d, "items") else d, hasattr(d, "keys"), hasattr(d, "shape")
 
 
+@case(CASES, call(T(4)), call(T(4)), compiles="C.")
+def operator_is_with_a_tensor_is_identity(x):
+    y = x.add_(1)  # in place: y is x
+    return [op(-10, x) for op in (operator.is_, operator.is_not)], operator.is_(y, x), operator.is_not(x + 1, x)
+
+
 test_pt_style = parametrize(CASES)

@@ -39,6 +39,9 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
             return ConstantVariable(same if op is operator.eq else not same)
     if op is operator.getitem and isinstance(args[0], ConstDictVariable):  # d[t]: a tensor key, by identity
         return args[0].getitem(tx, args[1])
+    if op in (operator.is_, operator.is_not) and any(isinstance(a, TensorVariable) for a in args):
+        same = _same_tensor(*args)  # identity, never a graph op: `-10 is x` is False whatever x holds
+        return ConstantVariable(same if op is operator.is_ else not same)
     array_result = numpy_operator(tx, op, args)  # an ndarray with no plain tensor: NumPy's semantics
     if array_result is not None:
         return array_result
@@ -176,6 +179,13 @@ def _identity_eq(var) -> bool:
     except Unsupported:
         return False
     return cls.__eq__ is object.__eq__ and not var.is_python_constant()
+
+
+def _same_tensor(a, b) -> bool:
+    """`a is b` with a tensor on a side: an in-place op returns its input, a new node but the same
+    (fake) tensor."""
+    return a is b or (isinstance(a, TensorVariable) and isinstance(b, TensorVariable)
+                      and (a.node is b.node or a.example is b.example))
 
 
 def _same_object(a, b) -> bool:
