@@ -449,6 +449,9 @@ class PyCodegen:
             elif kind == "container":  # key: the function that updates the real container
                 self.call(key, lambda: (target.reconstruct(self), self.load(temp)), 2)
                 self.emit("POP_TOP")
+            elif kind == "hook":  # key: the Tensor method that registers it
+                self.call(getattr(torch.Tensor, key), lambda: (self.reconstruct(target), self.load(temp)), 2)
+                self.emit("POP_TOP")
             else:
                 self.load(temp)
                 self.emit("STORE_GLOBAL", key)

@@ -60,6 +60,7 @@ class OutputGraph:
         self.steps = 0  # instructions traced, inlined calls included
         self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
         self.initial_grad_mode = torch.is_grad_enabled()
+        self.subgraphs: dict[str, torch.fx.GraphModule] = {}  # get_attr targets: traced hook bodies
         self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
@@ -227,6 +228,19 @@ class OutputGraph:
         if self.on_node is not None:
             self.on_node(node)
         return self._wrap(tx, node, example)
+
+    def install_subgraph(self, prefix: str, body: torch.fx.GraphModule) -> str:
+        """A graph of its own the main graph reads by name (`hook_body_0`, as Dynamo names it)."""
+        name = f"{prefix}_{sum(key.startswith(prefix) for key in self.subgraphs)}"
+        self.subgraphs[name] = body
+        return name
+
+    def graph_module(self) -> torch.fx.GraphModule:
+        """The graph as a module, its subgraphs as attributes."""
+        root = torch.nn.Module()
+        for name, body in self.subgraphs.items():
+            setattr(root, name, body)
+        return torch.fx.GraphModule(root, self.graph)
 
     def _shape_facts(self, tx, target):
         """Guards an operation adds on symbolic sizes (broadcasting, a view's divisibility) name it."""

@@ -33,7 +33,6 @@ AUTOGRAD_METHODS = {
     "backward": "runs autograd outside the graph",
     "requires_grad_": "changes what autograd tracks",
     "retain_grad": "changes what autograd keeps",
-    "register_hook": "registers an autograd hook",
     "is_inference": "depends on inference mode, which a trace models without entering it",
 }
 # In-place methods that change a tensor's shape or strides: on a graph input, Dynamo breaks (the
@@ -136,6 +135,9 @@ class TensorVariable(VariableTracker):
         if name == "numpy":  # an array computed in the graph through torch._numpy
             from .numpy import ndarray_from_tensor
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
+        if name == "register_hook" and len(args) == 1 and not kwargs:
+            from .tensor_hooks import register_tensor_hook
+            return register_tensor_hook(tx, self, args[0])
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):

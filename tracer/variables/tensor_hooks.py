@@ -1,0 +1,120 @@
+"""`tensor.register_hook(fn)` inside the trace, as Dynamo handles it.
+
+A hook runs in backward, long after the graph ran, so it cannot simply be traced in line.
+On a graph input (a tensor that came from outside) the hook is registered on the real tensor
+after the graph, a side effect like an attribute store.  On a tensor the graph computes, the
+hook body is traced into a subgraph of its own and the graph registers it where the tensor is
+made (torch's `register_hook` higher-order op), so a backend sees the whole backward.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import torch
+from torch._higher_order_ops.register_hook import register_hook_op
+
+from ..exc import Unsupported
+from .base import VariableTracker
+from .constant import ConstantVariable
+from .misc import GetAttrVariable
+from .tensor import TensorVariable
+
+
+@dataclass(frozen=True, eq=False)
+class RemovableHandleVariable(VariableTracker):
+    """What register_hook returns. `remove()` of a graph input's hook cancels its registration."""
+
+    pending: int | None = None  # its index in side_effects.hooks; None: a hook the graph registers
+
+    def var_getattr(self, tx, name):
+        if name == "remove":
+            return GetAttrVariable(self, name)
+        return super().var_getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "remove" and not args and not kwargs and self.pending is not None:
+            tx.output.side_effects.remove_hook(self.pending)
+            return ConstantVariable(None)
+        raise Unsupported(f"RemovableHandle.{name}() of a hook registered in the trace")
+
+    def reconstruct(self, codegen) -> None:
+        raise Unsupported("a hook handle made in the trace, still alive after it")
+
+
+def register_tensor_hook(tx, tensor: TensorVariable, hook: VariableTracker) -> VariableTracker:
+    """tensor.register_hook(hook): deferred on a graph input, a subgraph on a computed tensor."""
+    if tensor.source is not None:
+        if tensor.source.name() not in tx.output.inputs:
+            raise Unsupported(f"Tensor.register_hook() on {tensor.source.name()}, not a graph input")
+        return RemovableHandleVariable(pending=tx.output.side_effects.register_hook(tensor, hook))
+    body, lifted = _traced_hook_body(tx, tensor, hook)
+    output = tx.output
+    name = output.install_subgraph("hook_body", body)
+    body_node = output.graph.create_node("get_attr", name, (), {})
+    hooked = output.graph.create_node("call_function", register_hook_op, (tensor.node, body_node, *lifted), {})
+    hooked.meta["example_value"] = tensor.example
+    hooked.meta["stack_trace"] = tx.stack_trace_text()
+    if output.on_node is not None:
+        output.on_node(hooked)
+    tx.replace_tracker(tensor, TensorVariable(node=hooked, example=tensor.example))
+    return RemovableHandleVariable()
+
+
+def _traced_hook_body(tx, tensor: TensorVariable, hook: VariableTracker):
+    """hook(grad) traced into a graph of its own: (its GraphModule, the outer nodes it reads)."""
+    output = tx.output
+    outer, body = output.graph, torch.fx.Graph()
+    grad = body.placeholder("grad")
+    grad.meta["example_value"] = tensor.example
+    effects, frames, inputs = _side_effect_state(output.side_effects), _frame_state(tx), len(output.inputs)
+    on_node, output.on_node, output.graph = output.on_node, None, body
+    try:
+        result = hook.realize().call_function(tx, [TensorVariable(node=grad, example=tensor.example)], {}).realize()
+    finally:
+        output.graph, output.on_node = outer, on_node
+    if len(output.inputs) != inputs:
+        raise Unsupported("a backward hook that reads a tensor from outside the compiled frame")
+    if _side_effect_state(output.side_effects) != effects or _frame_state(tx) != frames:
+        raise Unsupported("a backward hook with side effects (it would run them in backward, not now)")
+    if isinstance(result, TensorVariable):
+        body.output(result.node)
+    elif isinstance(result, ConstantVariable) and result.value is None:
+        body.output(None)
+    else:
+        raise Unsupported(f"a backward hook returning {result.describe()}")
+    lifted = _lift_outer_nodes(body, grad)
+    return torch.fx.GraphModule(torch.nn.Module(), body), lifted
+
+
+def _lift_outer_nodes(body: torch.fx.Graph, after: torch.fx.Node) -> list:
+    """Nodes of the outer graph the hook reads become inputs of its body (Dynamo's freevars)."""
+    lifted: dict = {}
+    for node in list(body.nodes):
+        for used in list(node.all_input_nodes):
+            if used.graph is body:
+                continue
+            if used not in lifted:
+                with body.inserting_after(after):
+                    after = lifted[used] = body.placeholder(f"lifted_{len(lifted)}")
+                after.meta["example_value"] = used.meta.get("example_value")
+            node.replace_input_with(used, lifted[used])
+    return list(lifted)
+
+
+def _side_effect_state(side_effects) -> list:
+    """What the side-effects record holds, by identity: a hook that changes it mutates something."""
+    return [(f.name, _shallow(getattr(side_effects, f.name))) for f in fields(side_effects)]
+
+
+def _shallow(value):
+    if isinstance(value, dict):
+        return {k: (id(v) if not isinstance(v, dict) else _shallow(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [id(v) for v in value]
+    return frozenset(value) if isinstance(value, set) else value
+
+
+def _frame_state(tx) -> list:
+    """The identities of every live frame's stack and locals (a mutated container is swapped there)."""
+    return [([id(v) for v in frame.stack], {k: id(v) for k, v in frame.symbolic_locals.items()})
+            for frame in tx.inlining_stack()]
