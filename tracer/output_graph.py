@@ -61,6 +61,7 @@ class OutputGraph:
         self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
         self.initial_grad_mode = torch.is_grad_enabled()
         self.subgraphs: dict[str, torch.fx.GraphModule] = {}  # get_attr targets: traced hook bodies
+        self.closed_to_inputs: str | None = None  # what is traced into a subgraph, which takes no new inputs
         self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
@@ -166,6 +167,8 @@ class OutputGraph:
         return tracker
 
     def _placeholder(self, source: Source, node_name: str, type_expr, example, real) -> torch.fx.Node:
+        if self.closed_to_inputs is not None:
+            raise Unsupported(f"{self.closed_to_inputs} reads {source.name()} from outside the compiled frame")
         if self._last_placeholder is None:
             first = next(iter(self.graph.nodes), None)
             ctx = self.graph.inserting_before(first)
@@ -234,6 +237,16 @@ class OutputGraph:
         name = f"{prefix}_{sum(key.startswith(prefix) for key in self.subgraphs)}"
         self.subgraphs[name] = body
         return name
+
+    @contextlib.contextmanager
+    def tracing_into(self, body: torch.fx.Graph, what: str):
+        """Operations go to `body` meanwhile (a hook's own graph); a new graph input cannot."""
+        saved = self.graph, self.on_node, self.closed_to_inputs
+        self.graph, self.on_node, self.closed_to_inputs = body, None, what
+        try:
+            yield
+        finally:
+            self.graph, self.on_node, self.closed_to_inputs = saved
 
     def graph_module(self) -> torch.fx.GraphModule:
         """The graph as a module, its subgraphs as attributes."""

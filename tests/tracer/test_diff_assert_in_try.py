@@ -6,6 +6,10 @@ frame eagerly.  A passing assert folds away.
 
 PYTEST_DONT_REWRITE: the asserts of the traced functions must stay plain asserts.
 """
+import pytest
+import torch
+
+import tracer
 from differential_breaks import T, break_case, call, parametrize_breaks
 
 ASSERTS: list = []
@@ -44,3 +48,18 @@ def passing_assert_in_try(x):
 
 
 test_failing_asserts_in_try = parametrize_breaks(ASSERTS)
+
+
+# On purpose: an assert on a tensor breaks the graph (its truth needs the data), where Dynamo records
+# torch._assert_async, which raises RuntimeError instead of AssertionError when it fails.
+def tensor_assert(x):
+    y = x + 1
+    assert (y > 0).all(), "not positive"
+    return y * 2
+
+
+def test_a_failing_tensor_assert_raises_assertion_error_as_eager():
+    opt = tracer.compile(tensor_assert)
+    torch.testing.assert_close(opt(torch.ones(3)), tensor_assert(torch.ones(3)))
+    with pytest.raises(AssertionError, match="not positive"):
+        opt(-torch.ones(3) * 5)

@@ -37,9 +37,6 @@ class RemovableHandleVariable(VariableTracker):
             return ConstantVariable(None)
         raise Unsupported(f"RemovableHandle.{name}() of a hook registered in the trace")
 
-    def reconstruct(self, codegen) -> None:
-        raise Unsupported("a hook handle made in the trace, still alive after it")
-
 
 def register_tensor_hook(tx, tensor: TensorVariable, hook: VariableTracker) -> VariableTracker:
     """tensor.register_hook(hook): deferred on a graph input, a subgraph on a computed tensor."""
@@ -63,17 +60,12 @@ def register_tensor_hook(tx, tensor: TensorVariable, hook: VariableTracker) -> V
 def _traced_hook_body(tx, tensor: TensorVariable, hook: VariableTracker):
     """hook(grad) traced into a graph of its own: (its GraphModule, the outer nodes it reads)."""
     output = tx.output
-    outer, body = output.graph, torch.fx.Graph()
+    body = torch.fx.Graph()
     grad = body.placeholder("grad")
     grad.meta["example_value"] = tensor.example
-    effects, frames, inputs = _side_effect_state(output.side_effects), _frame_state(tx), len(output.inputs)
-    on_node, output.on_node, output.graph = output.on_node, None, body
-    try:
+    effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
+    with output.tracing_into(body, "a backward hook"):
         result = hook.realize().call_function(tx, [TensorVariable(node=grad, example=tensor.example)], {}).realize()
-    finally:
-        output.graph, output.on_node = outer, on_node
-    if len(output.inputs) != inputs:
-        raise Unsupported("a backward hook that reads a tensor from outside the compiled frame")
     if _side_effect_state(output.side_effects) != effects or _frame_state(tx) != frames:
         raise Unsupported("a backward hook with side effects (it would run them in backward, not now)")
     if isinstance(result, TensorVariable):
