@@ -61,7 +61,7 @@ class OutputGraph:
         self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
         self.initial_grad_mode = torch.is_grad_enabled()
         self.subgraphs: dict[str, torch.fx.GraphModule] = {}  # get_attr targets: traced hook bodies
-        self.closed_to_inputs: str | None = None  # what is traced into a subgraph, which takes no new inputs
+        self.outer: tuple | None = None  # while tracing into a subgraph: the main graph (and its on_node)
         self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
@@ -167,21 +167,20 @@ class OutputGraph:
         return tracker
 
     def _placeholder(self, source: Source, node_name: str, type_expr, example, real) -> torch.fx.Node:
-        if self.closed_to_inputs is not None:
-            raise Unsupported(f"{self.closed_to_inputs} reads {source.name()} from outside the compiled frame")
+        graph, on_node = self.outer if self.outer is not None else (self.graph, self.on_node)
         if self._last_placeholder is None:
-            first = next(iter(self.graph.nodes), None)
-            ctx = self.graph.inserting_before(first)
+            first = next(iter(graph.nodes), None)
+            ctx = graph.inserting_before(first)
         else:
-            ctx = self.graph.inserting_after(self._last_placeholder)
+            ctx = graph.inserting_after(self._last_placeholder)
         with ctx:
-            node = self.graph.placeholder(node_name, type_expr=type_expr)
+            node = graph.placeholder(node_name, type_expr=type_expr)
         self._last_placeholder = node
         node.meta["example_value"] = example
         node.meta["grapharg_source"] = source.name()
         self.inputs[source.name()] = GraphInput(source, node, real)
-        if self.on_node is not None:
-            self.on_node(node)
+        if on_node is not None:
+            on_node(node)
         return node
 
     def static_reason(self, source: Source, value) -> str | None:
@@ -239,14 +238,16 @@ class OutputGraph:
         return name
 
     @contextlib.contextmanager
-    def tracing_into(self, body: torch.fx.Graph, what: str):
-        """Operations go to `body` meanwhile (a hook's own graph); a new graph input cannot."""
-        saved = self.graph, self.on_node, self.closed_to_inputs
-        self.graph, self.on_node, self.closed_to_inputs = body, None, what
+    def tracing_into(self, body: torch.fx.Graph):
+        """Operations go to `body` meanwhile (a hook's own graph); a new graph input still goes to the
+        main graph, and the body reads it as it reads any node of the main graph (lifted later)."""
+        saved = self.graph, self.on_node, self.outer
+        self.outer = (self.graph, self.on_node) if self.outer is None else self.outer
+        self.graph, self.on_node = body, None
         try:
             yield
         finally:
-            self.graph, self.on_node, self.closed_to_inputs = saved
+            self.graph, self.on_node, self.outer = saved
 
     def graph_module(self) -> torch.fx.GraphModule:
         """The graph as a module, its subgraphs as attributes."""

@@ -64,7 +64,7 @@ def _traced_hook_body(tx, tensor: TensorVariable, hook: VariableTracker):
     grad = body.placeholder("grad")
     grad.meta["example_value"] = tensor.example
     effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
-    with output.tracing_into(body, "a backward hook"):
+    with output.tracing_into(body):
         result = hook.realize().call_function(tx, [TensorVariable(node=grad, example=tensor.example)], {}).realize()
     if _side_effect_state(output.side_effects) != effects or _frame_state(tx) != frames:
         raise Unsupported("a backward hook with side effects (it would run them in backward, not now)")
