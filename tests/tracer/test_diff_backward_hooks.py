@@ -62,6 +62,28 @@ def a_hook_reading_a_global_tensor(x):
     return y.sum()
 
 
+SCALES = [3.0, 4.0]
+
+
+@case(CASES, call(leaf()), call(leaf()), compiles="C.")
+def a_hook_reading_a_global_list(x):  # a read, not a side effect
+    y = x * 2
+    y.register_hook(lambda grad: grad * SCALES[1])
+    return y.sum()
+
+
+@case(CASES, call(leaf()), compiles="C")
+def a_closure_hook_on_a_module_output(x):
+    k = 6.0
+
+    def hook(grad):
+        return grad * k
+
+    out = nn.functional.linear(x, W.expand(3, 3))
+    out.register_hook(hook)
+    return out.sum()
+
+
 @case(CASES, call(leaf()), compiles="C")
 def a_hook_returning_none(x):
     y = x * 2

@@ -8,7 +8,7 @@ made (torch's `register_hook` higher-order op), so a backend sees the whole back
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import torch
 from torch._higher_order_ops.register_hook import register_hook_op
@@ -66,7 +66,7 @@ def _traced_hook_body(tx, tensor: TensorVariable, hook: VariableTracker):
     effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
     with output.tracing_into(body):
         result = hook.realize().call_function(tx, [TensorVariable(node=grad, example=tensor.example)], {}).realize()
-    if _side_effect_state(output.side_effects) != effects or _frame_state(tx) != frames:
+    if not _still(effects, _side_effect_state(output.side_effects)) or _frame_state(tx) != frames:
         raise Unsupported("a backward hook with side effects (it would run them in backward, not now)")
     if isinstance(result, TensorVariable):
         body.output(result.node)
@@ -93,9 +93,20 @@ def _lift_outer_nodes(body: torch.fx.Graph, after: torch.fx.Node) -> list:
     return list(lifted)
 
 
+# what a mutation changes in the side-effects record (the others cache what reads met: real cells, containers)
+_MUTATIONS = ("attrs", "containers", "globals", "assigned_cells", "dict_items", "hooks")
+
+
 def _side_effect_state(side_effects) -> list:
-    """What the side-effects record holds, by identity: a hook that changes it mutates something."""
-    return [(f.name, _shallow(getattr(side_effects, f.name))) for f in fields(side_effects)]
+    """The mutations recorded, by identity, and the contents of the cells known so far: a hook that
+    changes either has a side effect."""
+    cells = {cell_id: id(value) for cell_id, value in side_effects.cells.items()}
+    return [_shallow(getattr(side_effects, name)) for name in _MUTATIONS] + [cells]
+
+
+def _still(before: list, after: list) -> bool:
+    """No mutation since `before` (cells the hook's own frames made do not count)."""
+    return before[:-1] == after[:-1] and all(after[-1].get(k) == v for k, v in before[-1].items())
 
 
 def _shallow(value):
