@@ -25,7 +25,7 @@ class SideEffects:
     globals: dict[str, object] = field(default_factory=dict)  # name -> tracker
     tracked: dict[int, object] = field(default_factory=dict)  # id(real list or dict) -> first tracker
     dict_items: dict[object, object] = field(default_factory=dict)  # object id -> its items (a dict subclass)
-    hooks: list[tuple | None] = field(default_factory=list)  # (graph input, hook) to register; None: removed
+    hooks: list[tuple | None] = field(default_factory=list)  # (graph input, method, hook) to do; None: removed
 
     # ---- cells ------------------------------------------------------------------
     def load_cell(self, cell_id: int):
@@ -88,9 +88,9 @@ class SideEffects:
         return self.containers.get(first.mutation_id, first)
 
     # ---- backward hooks on graph inputs -------------------------------------------------
-    def register_hook(self, tensor, hook) -> int:
-        """tensor.register_hook(hook) on a tensor from outside: done after the graph, as Dynamo does."""
-        self.hooks.append((tensor, hook))
+    def register_hook(self, tensor, method: str, hook) -> int:
+        """tensor.<method>(hook) on a tensor from outside: done after the graph, as Dynamo does."""
+        self.hooks.append((tensor, method, hook))
         return len(self.hooks) - 1
 
     def remove_hook(self, index: int) -> None:
@@ -109,7 +109,7 @@ class SideEffects:
         self.globals = {k: swap(v) for k, v in self.globals.items()}
         self.containers = {k: swap(v) for k, v in self.containers.items()}
         self.dict_items = {k: swap(v) for k, v in self.dict_items.items()}
-        self.hooks = [hook and (hook[0], swap(hook[1])) for hook in self.hooks]
+        self.hooks = [hook and (*hook[:2], swap(hook[2])) for hook in self.hooks]
 
     def outside_effects(self) -> list[tuple[str, Source | None, object, object]]:
         """(kind, source, key, tracker) for everything that must be replayed after the graph."""
@@ -123,5 +123,5 @@ class SideEffects:
         for name, value in self.globals.items():
             effects.append(("global", None, name, value))
         for hook in filter(None, self.hooks):
-            effects.append(("hook", hook[0], "register_hook", hook[1]))
+            effects.append(("hook", *hook))
         return effects

@@ -110,6 +110,16 @@ def a_hook_on_a_global_parameter(x):
     return (x * W).sum()
 
 
+def halve_the_gradient(param):
+    param.grad.mul_(0.5)
+
+
+@case(CASES, call(leaf()), compiles="C")
+def a_post_accumulate_grad_hook_on_a_global_parameter(x):
+    W.register_post_accumulate_grad_hook(halve_the_gradient)
+    return (x * W).sum()
+
+
 @case(CASES, call(leaf()), compiles="C")
 def hooks_on_an_input_and_an_intermediate(x):
     x.register_hook(lambda grad: grad + 1)
@@ -156,8 +166,9 @@ def _grads(fn, seed: int) -> list:
     """The gradients one call and its backward give, of the argument and of W."""
     x = torch.randn(3, generator=torch.Generator().manual_seed(seed)).requires_grad_()
     W.grad = None
-    if W._backward_hooks:  # the hooks an earlier run registered on the global parameter
-        W._backward_hooks.clear()
+    for hooks in (W._backward_hooks, getattr(W, "_post_accumulate_grad_hooks", None)):
+        if hooks:  # the hooks an earlier run registered on the global parameter
+            hooks.clear()
     fn(x).backward()
     return [x.grad.clone(), W.grad.clone() if W.grad is not None else None]
 

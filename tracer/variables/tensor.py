@@ -135,9 +135,9 @@ class TensorVariable(VariableTracker):
         if name == "numpy":  # an array computed in the graph through torch._numpy
             from .numpy import ndarray_from_tensor
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
-        if name == "register_hook" and len(args) == 1 and not kwargs:
+        if name in ("register_hook", "register_post_accumulate_grad_hook") and len(args) == 1 and not kwargs:
             from .tensor_hooks import register_tensor_hook
-            return register_tensor_hook(tx, self, args[0])
+            return register_tensor_hook(tx, self, args[0], name)
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):

@@ -38,12 +38,16 @@ class RemovableHandleVariable(VariableTracker):
         raise Unsupported(f"RemovableHandle.{name}() of a hook registered in the trace")
 
 
-def register_tensor_hook(tx, tensor: TensorVariable, hook: VariableTracker) -> VariableTracker:
-    """tensor.register_hook(hook): deferred on a graph input, a subgraph on a computed tensor."""
+def register_tensor_hook(tx, tensor: TensorVariable, hook: VariableTracker,
+                         method: str = "register_hook") -> VariableTracker:
+    """tensor.register_hook(hook): deferred on a graph input, a subgraph on a computed tensor.
+    (register_post_accumulate_grad_hook: on a graph input only, as autograd allows it on leaves.)"""
     if tensor.source is not None:
         if tensor.source.name() not in tx.output.inputs:
-            raise Unsupported(f"Tensor.register_hook() on {tensor.source.name()}, not a graph input")
-        return RemovableHandleVariable(pending=tx.output.side_effects.register_hook(tensor, hook))
+            raise Unsupported(f"Tensor.{method}() on {tensor.source.name()}, not a graph input")
+        return RemovableHandleVariable(pending=tx.output.side_effects.register_hook(tensor, method, hook))
+    if method != "register_hook":
+        raise Unsupported(f"Tensor.{method}() on a tensor the graph computes (autograd allows it on leaves)")
     body, lifted = _traced_hook_body(tx, tensor, hook)
     output = tx.output
     name = output.install_subgraph("hook_body", body)
