@@ -122,6 +122,8 @@ class SideEffects:
             effects.append(("container", tracker.source, None, tracker))
         for name, value in self.globals.items():
             effects.append(("global", None, name, value))
-        for hook in filter(None, self.hooks):
-            effects.append(("hook", *hook))
+        for index, hook in enumerate(self.hooks):
+            if hook is not None:
+                tensor, method, fn = hook
+                effects.append(("hook", tensor, (index, method), fn))
         return effects

@@ -187,3 +187,32 @@ def test_backward_runs_the_hooks_as_eager_and_dynamo_do(fn):
             else:
                 torch.testing.assert_close(got, want, msg=f"{name}'s gradient differs from eager's")
 
+
+
+def an_input_hook_handle_returned(x):
+    handle = x.register_hook(tripled)
+    return (x * 2).sum(), handle
+
+
+@pytest.mark.parametrize("remove", [False, True], ids=["kept", "removed_after_the_call"])
+def test_an_input_hooks_handle_leaves_the_graph_as_in_dynamo(remove):
+    """The registration after the graph hands back the real handle (one graph, as Dynamo's)."""
+    grads, graphs = {}, {}
+    for who, compile_ in (("eager", None), ("standin", tracer.compile), ("dynamo", torch.compile)):
+        torch._dynamo.reset()
+        made = []
+
+        def backend(gm, example_inputs, made=made):
+            made.append(gm)
+            return gm.forward
+
+        fn = an_input_hook_handle_returned if compile_ is None else compile_(an_input_hook_handle_returned,
+                                                                            backend=backend)
+        x = torch.ones(3, requires_grad=True)
+        loss, handle = fn(x)
+        if remove:
+            handle.remove()
+        loss.backward()
+        grads[who], graphs[who] = x.grad.tolist(), len(made)
+    assert grads["standin"] == grads["eager"] == grads["dynamo"] == ([2.0] * 3 if remove else [6.0] * 3)
+    assert graphs["standin"] == graphs["dynamo"] == 1
