@@ -16,7 +16,7 @@ import types
 import torch
 
 from . import bytecode
-from .builder import build_lazy, build_sourceless
+from .builder import build_from_source, build_lazy, build_sourceless
 from .exc import ObservedException, Unsupported, UserLocation
 from .exception_opcodes import ExceptionOpcodes
 from .guards import InstalledAt
@@ -238,6 +238,18 @@ class InstructionTranslator(ExceptionOpcodes):
             self.push(ExceptionVariable.construct(real.value, list(args), dict(kwargs), self))
             return
         self.push(fn.call_function(self, list(args), dict(kwargs)))
+
+    # ---- the trackers' ways up: they sit below the builder and the inliner ----------------
+    def build(self, value, source: Source | None = None, *, lazy: bool = False) -> VariableTracker:
+        """What VariableTracker.build answers: `lazy` defers a sourced value's guards to its first use."""
+        if source is None:
+            return build_sourceless(self, value)
+        return build_lazy(self, value, source) if lazy else build_from_source(self, value, source)
+
+    def inline_call(self, fn: VariableTracker, args: list, kwargs: dict) -> VariableTracker:
+        """The result of a user function's call, its body traced by a child translator."""
+        from .inline import inline_call  # a real cycle: inline.py's child translator subclasses this one
+        return inline_call(self, fn, args, kwargs)
 
     # ---- stack manipulation ---------------------------------------------------------------
     def NOP(self, inst): pass
