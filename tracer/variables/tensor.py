@@ -15,6 +15,7 @@ from ..exc import Unsupported, observed
 from ..source import AttrSource
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .tensor_hooks import register_tensor_hook
 
 # Attributes read straight from the example value and baked in as constants.
 FOLDED_ATTRIBUTES = frozenset({
@@ -135,7 +136,6 @@ class TensorVariable(VariableTracker):
             from .numpy import ndarray_from_tensor  # cycle: .numpy -> .tensor
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
         if name in ("register_hook", "register_post_accumulate_grad_hook") and len(args) == 1 and not kwargs:
-            from .tensor_hooks import register_tensor_hook
             return register_tensor_hook(tx, self, args[0], name)
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")

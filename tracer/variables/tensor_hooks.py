@@ -8,7 +8,7 @@ made (torch's `register_hook` higher-order op), so a backend sees the whole back
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch._higher_order_ops.register_hook import register_hook_op
@@ -16,8 +16,6 @@ from torch._higher_order_ops.register_hook import register_hook_op
 from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
-from .misc import GetAttrVariable
-from .tensor import TensorVariable
 
 
 @dataclass(frozen=True, eq=False)
@@ -28,7 +26,7 @@ class RemovableHandleVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         if name == "remove":
-            return GetAttrVariable(self, name)
+            return _HandleRemove(self)
         return super().var_getattr(tx, name)
 
     def call_method(self, tx, name, args, kwargs):
@@ -38,7 +36,17 @@ class RemovableHandleVariable(VariableTracker):
         raise Unsupported(f"RemovableHandle.{name}() of a hook registered in the trace")
 
 
-def register_tensor_hook(tx, tensor: TensorVariable, hook: VariableTracker,
+@dataclass(frozen=True, eq=False)
+class _HandleRemove(VariableTracker):
+    """`handle.remove`, the bound method, until it is called."""
+
+    handle: RemovableHandleVariable = None
+
+    def call_function(self, tx, args, kwargs):
+        return self.handle.call_method(tx, "remove", args, kwargs)
+
+
+def register_tensor_hook(tx, tensor, hook: VariableTracker,
                          method: str = "register_hook") -> VariableTracker:
     """tensor.register_hook(hook): deferred on a graph input, a subgraph on a computed tensor.
     (register_post_accumulate_grad_hook: on a graph input only, as autograd allows it on leaves.)"""
@@ -57,11 +65,11 @@ def register_tensor_hook(tx, tensor: TensorVariable, hook: VariableTracker,
     hooked.meta["stack_trace"] = tx.stack_trace_text()
     if output.on_node is not None:
         output.on_node(hooked)
-    tx.replace_tracker(tensor, TensorVariable(node=hooked, example=tensor.example))
+    tx.replace_tracker(tensor, replace(tensor, node=hooked))
     return RemovableHandleVariable()
 
 
-def _traced_hook_body(tx, tensor: TensorVariable, hook: VariableTracker):
+def _traced_hook_body(tx, tensor, hook: VariableTracker):
     """hook(grad) traced into a graph of its own: (its GraphModule, the outer nodes it reads)."""
     output = tx.output
     body = torch.fx.Graph()
@@ -69,17 +77,24 @@ def _traced_hook_body(tx, tensor: TensorVariable, hook: VariableTracker):
     grad.meta["example_value"] = tensor.example
     effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
     with output.tracing_into(body):
-        result = hook.realize().call_function(tx, [TensorVariable(node=grad, example=tensor.example)], {}).realize()
+        result = hook.realize().call_function(tx, [replace(tensor, node=grad, source=None)], {}).realize()
     if not _still(effects, _side_effect_state(output.side_effects)) or _frame_state(tx) != frames:
         raise Unsupported("a backward hook with side effects (it would run them in backward, not now)")
-    if isinstance(result, TensorVariable):
-        body.output(result.node)
+    if isinstance(_tensor_node(result), torch.fx.Node):
+        body.output(_tensor_node(result))
     elif isinstance(result, ConstantVariable) and result.value is None:
         body.output(None)
     else:
         raise Unsupported(f"a backward hook returning {result.describe()}")
     lifted = _lift_outer_nodes(body, grad)
     return torch.fx.GraphModule(torch.nn.Module(), body), lifted
+
+
+def _tensor_node(tracker):
+    """The graph node of a tensor tracker, or None (this module is below tensor.py: no isinstance)."""
+    node = getattr(tracker, "node", None)
+    return node if isinstance(node, torch.fx.Node) and isinstance(node.meta.get("example_value"), torch.Tensor) \
+        else None
 
 
 def _lift_outer_nodes(body: torch.fx.Graph, after: torch.fx.Node) -> list:
