@@ -15,6 +15,7 @@ from ..exc import Unsupported, observed
 from ..source import AttrSource
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .tensor_hooks import register_tensor_hook
 
 # Attributes read straight from the example value and baked in as constants.
 FOLDED_ATTRIBUTES = frozenset({
@@ -34,7 +35,6 @@ AUTOGRAD_METHODS = {
     "backward": "runs autograd outside the graph",
     "requires_grad_": "changes what autograd tracks",
     "retain_grad": "changes what autograd keeps",
-    "register_hook": "registers an autograd hook",
     "is_inference": "depends on inference mode, which a trace models without entering it",
 }
 # In-place methods that change a tensor's shape or strides: on a graph input, Dynamo breaks (the
@@ -158,6 +158,8 @@ class TensorVariable(VariableTracker):
         if name == "numpy":  # an array computed in the graph through torch._numpy
             from .numpy import ndarray_from_tensor  # cycle: .numpy -> .tensor
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
+        if name in ("register_hook", "register_post_accumulate_grad_hook") and len(args) == 1 and not kwargs:
+            return register_tensor_hook(tx, self, args[0], name)
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):
