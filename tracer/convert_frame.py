@@ -195,7 +195,7 @@ def internal_error(owner, compile_id, error) -> CacheEntry:
 
 def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheEntry:
     def emit(cg: PyCodegen):
-        cg.reconstruct(result)
+        cg.returned(result)
         effects = output.side_effects
         if effects.is_empty() and not cg.frame_cells_used and not effects.assigned_cells:
             cg.emit("RETURN_VALUE")

@@ -7,6 +7,7 @@ import warnings
 import pytest
 import torch
 from differential import T, call, case, parametrize, set_attr
+from differential_breaks import break_case, parametrize_breaks
 
 import tracer
 
@@ -74,7 +75,43 @@ def a_symbolic_float_returned_as_it_came(x, d):
     return d["a"], {**d, "z": 1.0}, y
 
 
+# ---- fuzz_families (nested 2): an int argument returned as it came does not specialise the frame; Dynamo
+# keeps it lazy (unguarded) at the return, unless its codegen asks a container holding it whether it is a
+# constant, which looks at the items in order up to the first that is not one ----
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 3), compiles="C..")
+def an_int_argument_returned_as_it_came(x, n):
+    return x + 1, n
+
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 3), compiles="C..")
+def an_int_argument_returned_after_a_tensor_in_a_tuple(x, n):
+    return x + 1, (x, n), {"t": x, "n": n}
+
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 3), compiles="CCC")
+def an_int_argument_returned_first_in_a_tuple(x, n):
+    return x + 1, (n, x)
+
+
+@case(CASES, call(T(3), 1, 0.5, "a"), call(T(3), 2, 1.5, "b"), compiles="C.")
+def a_float_and_a_str_argument_returned_as_they_came(x, n, s, name):
+    return x * 2, s, name, n
+
+
 test_fuzz_found = parametrize(CASES)
+
+BREAK_CASES: list = []
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C..")
+def an_int_argument_returned_by_a_resume_function(x, n):
+    t = x * 1
+    print("at")
+    return t * 2, n
+
+
+test_fuzz_found_breaks = parametrize_breaks(BREAK_CASES)
 
 
 def del_of_a_missing_key_escapes(x, d):
