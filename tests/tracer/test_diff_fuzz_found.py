@@ -111,6 +111,28 @@ def an_int_argument_returned_by_a_resume_function(x, n):
     return t * 2, n
 
 
+# fuzz_families (bad 3): an exception no handler in the frame catches makes no graph, and the frame runs
+# eagerly from then on (Dynamo skips it), even for arguments that would not raise
+TABLE = {"a": 1.0}
+
+
+@break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="CC..",
+            breaks=None, raises=True)
+def a_raise_no_handler_catches(x, n):
+    t = x * 2
+    if n == 1:
+        raise ValueError(f"bad n {n}")
+    return t + 1
+
+
+@break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 2), compiles="CC.", breaks=None, raises=True)
+def a_missing_key_no_handler_catches(x, n):
+    t = x.sin()
+    if n == 1:
+        t = t + TABLE["b"]
+    return t + 1
+
+
 test_fuzz_found_breaks = parametrize_breaks(BREAK_CASES)
 
 
