@@ -262,3 +262,54 @@ def test_a_dict_subclass_that_gains_getitem_between_calls_uses_it():
         torch.testing.assert_close(opt(x), x + 10)
     finally:
         del GainsDict.__getitem__
+
+
+# ---- fuzz_families (containers 29, classes 5): a list or sum() that raises at trace time raised our own
+# error (an internal error, the frame eager) instead of the program's ----
+
+STACK: list = []
+
+
+def del_of_a_missing_index(x):
+    del STACK[0]
+    return x
+
+
+def store_past_the_end(x, lst):
+    lst[5] = 1.0
+    return x
+
+
+def store_with_a_str_index(x, lst):
+    lst["a"] = 1.0
+    return x
+
+
+def pop_of_an_empty_list(x, lst):
+    return x + lst.pop()
+
+
+def insert_with_a_str_index(x, lst):
+    lst.insert("a", 1)
+    return x
+
+
+def sum_of_a_tuple_holding_a_tuple(x):
+    return x + sum((1, 1.0, ()))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (del_of_a_missing_index, ()), (store_past_the_end, ([1.0],)), (store_with_a_str_index, ([],)),
+    (pop_of_an_empty_list, ([],)), (insert_with_a_str_index, ([],)), (sum_of_a_tuple_holding_a_tuple, ()),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_list_or_sum_that_raises_at_trace_time_raises_the_programs_error(fn, args):
+    x = torch.ones(2)
+    with pytest.raises(Exception) as expected:
+        fn(x, *args)
+    tracer.reset()
+    opt = tracer.compile(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tracer.InternalTracerWarning)
+        with pytest.raises(type(expected.value)) as got:
+            opt(x, *args)
+    assert got.value.args == expected.value.args
