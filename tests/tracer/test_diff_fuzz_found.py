@@ -99,6 +99,19 @@ def a_float_and_a_str_argument_returned_as_they_came(x, n, s, name):
     return x * 2, s, name, n
 
 
+# fuzz_families (dynamic 25): F.pad's C++ kernel read the sizes of a symbolic fake as ints, which specialised
+# them (a recompile per size under dynamic=True); Dynamo runs ops on fakes through the Python dispatcher
+@case(CASES, call(T(2, 4)), call(T(4, 4)), call(T(5, 4)), compiles="C..", dynamic=True, same_placeholders=True)
+def a_composite_op_on_symbolic_sizes(x):
+    return torch.nn.functional.pad(x, (1, 0))[:, 1:] + 1
+
+
+@case(CASES, call(T(2, 4)), call(T(4, 4)), call(T(5, 4)), compiles="CC.", dynamic=None, same_placeholders=True,
+      name="a_composite_op_on_sizes_that_change")
+def a_composite_op_on_sizes_that_change(x):
+    return torch.nn.functional.pad(x, (0, 2), value=1.0) * x.shape[0]
+
+
 test_fuzz_found = parametrize(CASES)
 
 BREAK_CASES: list = []
