@@ -22,6 +22,7 @@ from torch._C._dynamo.eval_frame import set_eval_frame
 from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
+from .source import LocalSource
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
@@ -421,6 +422,11 @@ class PyCodegen:
         for name, cell_id in effects.frame_cells.items():
             content = effects.load_cell(cell_id)
             wanted = cell_id in effects.assigned_cells or (frame_cellvars and name in self.code.co_cellvars)
+            if wanted and cell_id not in effects.assigned_cells and not self.frame_cells_used \
+                    and content is not None and content.is_lazy() and content.source == LocalSource(name):
+                # as Dynamo: the cell of an argument that the trace never looked at, and that no closure
+                # made in the trace holds, already holds its value; staging it again would guard it
+                continue
             if content is not None and wanted:
                 staged.append((name, None, self._staged(content)))
         for _, cell, source in effects.real_cells.values():

@@ -124,6 +124,31 @@ def an_int_argument_returned_by_a_resume_function(x, n):
     return t * 2, n
 
 
+# fuzz_families (nested 35): an argument a closure reads lives in a cell; at a graph break the cell the trace
+# never looked at was staged again from its tracker, which guarded the argument in the root frame
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C..")
+def an_argument_in_a_cell_passed_over_a_break(x, n):
+    t = x * 1
+    print("at")
+    return (lambda v: v + n)(t)
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C.C",
+            name="a_closure_made_before_a_break_over_an_argument")
+def a_closure_made_before_a_break_over_an_argument(x, n):
+    t = x * 1
+    f = lambda v: v + n  # noqa: E731 - the closure is the point
+    print("at")
+    return f(t)
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C.C")
+def an_argument_cell_assigned_before_a_break(x, n):
+    n = n + 1
+    print("at")
+    return (lambda v: v + n)(x)
+
+
 # fuzz_families (bad 3): an exception no handler in the frame catches makes no graph, and the frame runs
 # eagerly from then on (Dynamo skips it), even for arguments that would not raise
 TABLE = {"a": 1.0}
