@@ -171,6 +171,31 @@ def a_missing_key_no_handler_catches(x, n):
     return t + 1
 
 
+# fuzz_families (bad 39, bad 62): a failing assert was a graph break of its own; it raises AssertionError as
+# any raise does (caught by a handler in the frame: one graph; uncaught: the frame runs eagerly, as Dynamo).
+# Compiled from text: pytest rewrites the asserts of a test module.
+exec(compile('''
+def an_assert_no_handler_catches(x, n):
+    t = x * 2
+    if n:
+        assert n > 100, f"n is {n}"
+    return t + 1
+
+
+def an_assert_caught_in_the_frame(x, n):
+    t = x * 2
+    try:
+        assert n > 100, f"n is {n}"
+    except Exception as e:
+        t = t + len(str(e))
+    return t + 1
+''', __file__ + ":asserts", "exec"))
+break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="CC..", breaks=None,
+           raises=True)(an_assert_no_handler_catches)  # noqa: F821 - defined by the exec above
+break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="CC.C",
+           breaks=False)(an_assert_caught_in_the_frame)  # noqa: F821
+
+
 test_fuzz_found_breaks = parametrize_breaks(BREAK_CASES)
 
 
