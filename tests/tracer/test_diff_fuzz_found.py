@@ -112,6 +112,18 @@ def a_composite_op_on_sizes_that_change(x):
     return torch.nn.functional.pad(x, (0, 2), value=1.0) * x.shape[0]
 
 
+# fuzz_families (containers 37): clear() of a global dict guarded its keys, so the emptied dict failed the
+# guard on the next call (Dynamo guards only its type)
+STORE = {"a": 1.0, "b": 2.0}
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=lambda g: g["STORE"].update(c=3.0)), compiles="C..",
+      state=lambda: dict(STORE))
+def clear_of_a_global_dict(x):
+    STORE.clear()
+    return x + 1
+
+
 test_fuzz_found = parametrize(CASES)
 
 BREAK_CASES: list = []
