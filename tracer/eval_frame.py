@@ -17,6 +17,7 @@ import contextvars
 import functools
 import inspect
 import itertools
+import linecache
 import threading
 import time
 import types
@@ -425,14 +426,20 @@ class CompiledFunction:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
 
 
-def _calling_inline(module: torch.nn.Module):
+def _calling_inline(fn: torch.nn.Module):
     """A frame that calls a module whose forward is torch's, so the trace enters nn.Module.__call__ and
-    inlines it, hooks and all (a frame of torch's own is never compiled), as Dynamo's wrap_inline."""
+    inlines it, hooks and all (a frame of torch's own is never compiled), as Dynamo's wrap_inline (whose
+    free variable is `fn` too: the graph inputs are L_fn_...)."""
     def forward(*args, **kwargs):
-        return module(*args, **kwargs)
+        return fn(*args, **kwargs)
 
-    # a file name of its own: frames of Standin's files are never compiled
-    forward.__code__ = forward.__code__.replace(co_filename=f"<compiled {type(module).__qualname__}>")
+    # a file of its own (frames of Standin's files are never compiled), its source known to linecache
+    name = type(fn).__qualname__
+    filename = f"<compiled {name}>"
+    source = f"def forward(*args, **kwargs):  # torch.compile({name}(...))\n    return fn(*args, **kwargs)\n"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    forward.__code__ = forward.__code__.replace(co_filename=filename, co_firstlineno=1, co_qualname=f"{name}.__call__")
+    forward.__qualname__ = f"{name}.__call__"
     return forward
 
 
