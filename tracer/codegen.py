@@ -206,34 +206,13 @@ class PyCodegen:
 
     def reconstruct(self, var: VariableTracker) -> None:
         """Emit code that pushes the value `var` stands for."""
-        if self.keep_lazy_constants:
-            if var.is_lazy() and var.source is not None and type(var.value) in (int, float, bool, str):
-                var.source.reconstruct(self)
-                return
-            if var.source is None:
-                _looks_constant(var)
+        if self.keep_lazy_constants and self._kept_lazy(var):
+            return
         # As Dynamo, a value that crosses into rewritten code is realized first: it is guarded,
         # and a constant is baked in rather than passed along unguarded (but see `returned`).
         var = var.realize()
-        if isinstance(var, NullVariable):
-            self.emit("PUSH_NULL")
-        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.source is not None:
-            var.source.reconstruct(self)  # a float input kept as it came: itself again, as in Dynamo
-        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
-            self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
-            self.emit("LOAD_METHOD", "item")
-            self.emit("PRECALL", 0)
-            self.emit("CALL", 0)
-        elif isinstance(var, NumpyNdarrayVariable):
-            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
-                var.source.reconstruct(self)
-            else:  # an array computed in the graph: an ndarray again
-                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
-        elif isinstance(var, (TensorVariable, SymNodeVariable)):
-            if var.node.op == "placeholder" and var.source is not None:
-                var.source.reconstruct(self)
-            else:
-                self.graph_output(var.node)
+        if isinstance(var, (NullVariable, SymNodeVariable, NumpyNdarrayVariable, TensorVariable)):
+            self._graph_value(var)
         elif isinstance(var, SizeVariable):
             self.call(torch.Size, lambda: self._sequence(TupleVariable(var.items)), 1)
         elif isinstance(var, (ListVariable, SetVariable)) and var.source is not None:
@@ -290,6 +269,36 @@ class PyCodegen:
             self.load_const(var.value)
         else:
             raise Unsupported(f"cannot rebuild {var.describe()} in bytecode")
+
+    def _kept_lazy(self, var: VariableTracker) -> bool:
+        """Under `returned`: a lazy constant from outside is pushed from its source, unguarded."""
+        if var.is_lazy() and var.source is not None and type(var.value) in (int, float, bool, str):
+            var.source.reconstruct(self)
+            return True
+        if var.source is None:
+            _looks_constant(var)
+        return False
+
+    def _graph_value(self, var: VariableTracker) -> None:
+        """A NULL, or a value the graph holds: a tensor, an ndarray, a symbolic number."""
+        if isinstance(var, NullVariable):
+            self.emit("PUSH_NULL")
+        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.source is not None:
+            var.source.reconstruct(self)  # a float input kept as it came: itself again, as in Dynamo
+        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
+            self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
+            self.emit("LOAD_METHOD", "item")
+            self.emit("PRECALL", 0)
+            self.emit("CALL", 0)
+        elif isinstance(var, NumpyNdarrayVariable):
+            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
+                var.source.reconstruct(self)
+            else:  # an array computed in the graph: an ndarray again
+                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
+        elif var.node.op == "placeholder" and var.source is not None:
+            var.source.reconstruct(self)
+        else:
+            self.graph_output(var.node)
 
     def _register_hook(self, index: int) -> None:
         hook = self.side_effects.hooks[index]
