@@ -82,7 +82,6 @@ class ShapeCheck:
 
 @functools.lru_cache(maxsize=1024)
 def _shape_check(python: str):
-    from ..source import SOURCE_NAMESPACE
     return eval(compile(f"lambda L, G: ({python})", "<shape guard>", "eval"),
                 {**SOURCE_NAMESPACE, "math": math, "torch": torch})
 
