@@ -91,6 +91,10 @@ EQUIVALENT: dict[str, str] = {
         "the jump's target, so it never runs (the prologue copies the closure; a second copy would be the same)",
     "tracer.resume.x_live_locals__mutmut_1[12]": "LOAD_FAST_CHECK misspelt: CPython 3.11, the only version "
         "the engine runs on, has no such opcode (3.12 adds it), so no instruction carries that name",
+    "tracer.resume.x_live_locals__mutmut_30": "changed = None before each pass: the loop tests it for truth "
+        "and sets True on a change, so None acts as False",
+    "tracer.resume.x_live_locals__mutmut_41": "the backward pass goes on to index -1, the last instruction "
+        "again: it recomputes the value the pass began with",
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "

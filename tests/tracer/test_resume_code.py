@@ -124,6 +124,27 @@ def test_a_local_read_after_the_loop_stays_live_around_its_back_edge():
     assert "xs" not in live_locals(decoded, call_of(loops).index + 1)  # the iterator is on the stack
 
 
+def test_liveness_carried_around_a_back_edge_needs_another_pass():
+    def reads_in_the_next_iteration(xs, k):
+        total = 0
+        for x in xs:
+            total = total + k
+            helper(x)
+        return total
+    decoded = decode(reads_in_the_next_iteration.__code__)
+    assert live_locals(decoded, call_of(reads_in_the_next_iteration).index + 1) == {"k", "total"}
+
+
+def test_a_loop_that_ends_the_code_reads_its_head_again():
+    def forever(k, n):
+        while True:
+            helper(n)
+            n = helper(k)
+    decoded = decode(forever.__code__)
+    assert decoded.instructions[-1].opname == "JUMP_BACKWARD"  # the last instruction: the loop's jump
+    assert live_locals(decoded, call_of(forever, 1).index + 1) == {"k"}
+
+
 def test_successors_follow_jumps_fall_through_and_exception_handlers():
     decoded = decode(in_a_try.__code__)
     call = call_of(in_a_try)
