@@ -168,6 +168,28 @@ def test_a_break_in_a_loop_body_has_a_back_edge_and_one_after_it_has_none():
     assert not has_backedge(decoded, call_of(loops, 1).index)
 
 
+def test_the_instruction_right_before_the_loops_jump_is_in_the_loop():
+    def stores_in_a_loop(obj, xs):
+        for x in xs:
+            obj.attr = x
+        return obj
+    decoded = decode(stores_in_a_loop.__code__)
+    store = nth(stores_in_a_loop, "STORE_ATTR")
+    assert decoded.instructions[store.index + 1].opname == "JUMP_BACKWARD"
+    assert has_backedge(decoded, store.index)
+
+
+def test_the_loops_own_closing_jump_is_not_a_back_edge_after_it():
+    def counts_down(x):
+        while x.sum() > 0:
+            x = x - 1
+        return x
+    decoded = decode(counts_down.__code__)
+    closing = next(i for i in decoded.instructions if i.opname.startswith("POP_JUMP_BACKWARD"))
+    assert closing.target < closing.index
+    assert not has_backedge(decoded, closing.index)  # as Dynamo: the scan starts after the break
+
+
 def test_the_scan_for_a_back_edge_stops_at_the_first_return():
     def returns_in_the_loop(xs):
         for x in xs:
