@@ -95,6 +95,8 @@ EQUIVALENT: dict[str, str] = {
         "and sets True on a change, so None acts as False",
     "tracer.resume.x_live_locals__mutmut_41": "the backward pass goes on to index -1, the last instruction "
         "again: it recomputes the value the pass began with",
+    "tracer.resume.x_successors__mutmut_17": "an index one past the last instruction kept: CPython's code "
+        "ends in a terminator and jumps inside itself, so no successor is ever that index",
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "

@@ -190,6 +190,23 @@ def test_the_loops_own_closing_jump_is_not_a_back_edge_after_it():
     assert not has_backedge(decoded, closing.index)  # as Dynamo: the scan starts after the break
 
 
+def test_a_jump_back_to_the_break_itself_is_not_counted_as_dynamo_counts_strictly_before():
+    def spins(x):
+        while True:
+            x = x + 1
+    decoded = decode(spins.__code__)
+    jump = decoded.instructions[-1]
+    assert jump.opname == "JUMP_BACKWARD"
+    assert not has_backedge(decoded, jump.target) and has_backedge(decoded, jump.target + 1)
+
+
+def test_code_that_ends_without_a_return_or_a_jump_back_has_no_back_edge():
+    def raises(x):
+        helper(x)
+        raise ValueError(x)
+    assert not has_backedge(decode(raises.__code__), call_of(raises).index)
+
+
 def test_the_scan_for_a_back_edge_stops_at_the_first_return():
     def returns_in_the_loop(xs):
         for x in xs:
@@ -252,6 +269,38 @@ def test_the_prologue_length_counts_what_comes_before_the_copied_code():
         assert instructions[entry].opname == decode(fn.__code__).instructions[call.index + 1].opname
         original = origin_index(decode(code), entry, fn.__code__, prologue)
         assert original == call.index + 1
+
+
+class Recorder:
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+def in_a_with_block(cm, x):
+    with cm:
+        y = helper(x)
+    return y + 1
+
+
+def test_a_resume_function_re_enters_the_with_block_around_the_break():
+    cm = Recorder()
+    call = call_of(in_a_with_block)
+    code = make_resume_code(in_a_with_block.__code__, decode(in_a_with_block.__code__), call.index + 1, 2, [],
+                            "resume_in_with", contexts=((0, cm),))
+    assert code.co_varnames[:1] == ("___stack1",) and code.co_argcount == 1  # __exit__ is not passed
+    prologue = resume_prologue_length(in_a_with_block.__code__, 2, contexts=((0, cm),))
+    instructions = decode(code).instructions
+    assert [i.opname for i in instructions[:prologue]] == ["RESUME", "LOAD_CONST", "BEFORE_WITH", "POP_TOP",
+                                                            "LOAD_FAST", "JUMP_FORWARD"]
+    assert types.FunctionType(code, globals())(41) == 42 and cm.log == ["enter", "exit"]
 
 
 def test_setup_instructions_count_the_cell_making_prefix():
