@@ -255,6 +255,37 @@ def test_a_try_block_around_the_entry_still_catches_in_the_resume_function():
     assert (fn(5), fn(-5)) == (6, -1)
 
 
+def retries(xs):
+    total = 0
+    for x in xs:
+        try:
+            y = helper(x)
+            total = total + check(y)
+        except ValueError:
+            total = total - 100
+    return total
+
+
+def test_a_loop_around_the_try_runs_its_later_iterations_whole():
+    code = resumed(retries, call_of(retries), 2, ["total"])  # the loop's iterator below the call's result
+    fn = types.FunctionType(code, globals())
+    assert fn(iter([2, -3]), 1, 0) == retries([1, 2, -3]) == -97
+
+
+def after_a_try(x):
+    try:
+        x = check(x)
+    except ValueError:
+        x = 0
+    y = helper(x)
+    return y + 1
+
+
+def test_an_entry_after_a_closed_try_block_is_in_no_try_block():
+    code = resumed(after_a_try, call_of(after_a_try, 1), 1, [])
+    assert types.FunctionType(code, globals())(5) == 6
+
+
 def test_the_prologue_length_counts_what_comes_before_the_copied_code():
     for fn, call, n_stack, live, nulls in ((adds_after_a_call, call_of(adds_after_a_call), 1, ["y"], frozenset()),
                                            (calls_around_a_call, call_of(calls_around_a_call), 4, [],
