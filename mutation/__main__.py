@@ -97,6 +97,8 @@ EQUIVALENT: dict[str, str] = {
         "again: it recomputes the value the pass began with",
     "tracer.resume.x_successors__mutmut_17": "an index one past the last instruction kept: CPython's code "
         "ends in a terminator and jumps inside itself, so no successor is ever that index",
+    "tracer.resume.x_make_resume_code__mutmut_3[34]": "the original's COPY_FREE_VARS kept in the copy: it "
+        "opens the code, before every jump target, so the prologue's jump passes it and it never runs",
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "
