@@ -101,6 +101,8 @@ EQUIVALENT: dict[str, str] = {
         "opens the code, before every jump target, so the prologue's jump passes it and it never runs",
     "tracer.resume.x_make_resume_code__mutmut_68": "RESUME 1 for RESUME 0: CPython 3.11 reads the operand only "
         "to check its eval breaker when it is below 2 (a start or a yield), where 0 and 1 behave alike",
+    "tracer.resume.x_make_resume_code__mutmut_120": "compute_exception_stack_depths=None for False: the "
+        "bytecode package only tests it for truth",
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "
