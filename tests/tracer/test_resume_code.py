@@ -286,6 +286,20 @@ def test_an_entry_after_a_closed_try_block_is_in_no_try_block():
     assert types.FunctionType(code, globals())(5) == 6
 
 
+def pending_in_a_try(x):
+    try:
+        return x + check(helper(x))
+    except ValueError:
+        return -1
+
+
+def test_an_entry_mid_expression_in_a_try_block_keeps_the_handlers_depth():
+    # at the break: x, the NULL and check below helper's result; the handler unwinds to the try's depth
+    code = resumed(pending_in_a_try, call_of(pending_in_a_try, 0), 4, [], nulls=frozenset({1}))
+    fn = types.FunctionType(code, globals())
+    assert (fn(5, check, 2), fn(5, check, -2)) == (7, -1)
+
+
 def test_the_prologue_length_counts_what_comes_before_the_copied_code():
     for fn, call, n_stack, live, nulls in ((adds_after_a_call, call_of(adds_after_a_call), 1, ["y"], frozenset()),
                                            (calls_around_a_call, call_of(calls_around_a_call), 4, [],
