@@ -267,3 +267,42 @@ def test_mutations_of_outside_containers_objects_and_globals_are_replayed():
     assert OUT_SET == {0, 3} and OUT_DICT == {"a": 0, "k": 4}
     assert next(OUT_ITER) == 11  # one item consumed
     assert OUT_GLOBAL == 5 and OUT_BOX.value == 6
+
+
+def returns_two_closures_over_one_cell(x):
+    k = 1
+
+    def get():
+        return k
+
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+    bump()
+    return x + k, get, bump
+
+
+def test_closures_made_in_the_trace_over_one_cell_still_share_it():
+    y, get, bump = compiled(returns_two_closures_over_one_cell)(torch.zeros(2))
+    assert torch.equal(y, torch.full((2,), 2.0)) and get() == 2
+    assert get.__closure__[0] is bump.__closure__[0]
+    bump()
+    assert get() == 3  # one cell: the other closure sees the write
+
+
+def makes_a_counter(x):
+    def counter():
+        n = 0
+
+        def step():
+            nonlocal n
+            n += 1
+            return n
+        return step
+    return x + 1, counter()
+
+
+def test_a_cell_made_inside_the_trace_is_rebuilt_once_with_its_contents():
+    y, step = compiled(makes_a_counter)(torch.zeros(2))
+    assert torch.equal(y, torch.ones(2)) and (step(), step()) == (1, 2)
