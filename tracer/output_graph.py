@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy
 import torch
 import torch.fx
+from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.utils._pytree import tree_map
 
@@ -212,7 +213,7 @@ class OutputGraph:
         fake_args = tree_map(_example_of, proxy_args, is_leaf=_is_slice)
         fake_kwargs = tree_map(_example_of, proxy_kwargs, is_leaf=_is_slice)
         try:
-            with self._shape_facts(tx, target), self.fake_mode:
+            with self._shape_facts(tx, target), self._python_dispatcher(), self.fake_mode:
                 if op == "call_method":
                     example = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
                 else:
@@ -230,6 +231,12 @@ class OutputGraph:
         if self.on_node is not None:
             self.on_node(node)
         return self._wrap(tx, node, example)
+
+    def _python_dispatcher(self):
+        """With symbolic sizes an op runs on the fakes through torch's Python dispatcher, as in Dynamo: a
+        composite op (F.pad) then reads sizes as symbols, where its C++ kernel would read them as ints
+        and so specialise them."""
+        return enable_python_dispatcher() if self.shapes is not None else contextlib.nullcontext()
 
     def install_subgraph(self, prefix: str, body: torch.fx.GraphModule) -> str:
         """A graph of its own the main graph reads by name (`hook_body_0`, as Dynamo names it)."""
