@@ -367,7 +367,7 @@ def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):
     if isinstance(v, (TensorVariable, SymNodeVariable)):
         return v.node
     if isinstance(v, SizeVariable):
-        return v.node if v.node is not None else tuple(_as_graph_arg(graph, item) for item in v.items)
+        return v.node if v.node is not None else _size_node(graph, v)
     if isinstance(v, TupleVariable) or type(v).__name__ == "ListVariable":
         return v.python_type()(_as_graph_arg(graph, item) for item in v.items)
     if type(v).__name__ == "SliceVariable":
@@ -377,6 +377,17 @@ def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):
         if literal is not _NOT_LITERAL:
             return literal
     raise Unsupported(f"{v.describe()} cannot be passed to a graph operation")
+
+
+def _size_node(graph: torch.fx.Graph, size: SizeVariable):
+    """A torch.Size built at trace time (`x.size()[:-1] + (n,)`) with symbolic items: as Dynamo, a
+    `torch.Size((...))` node made where it is used, since a torch.Size cannot hold FX nodes itself."""
+    items = tuple(_as_graph_arg(graph, item) for item in size.items)
+    if not any(isinstance(item, torch.fx.Node) for item in items):
+        return torch.Size(items)
+    node = graph.create_node("call_function", torch.Size, (list(items),), {})
+    node.meta["example_value"] = torch.Size(_example_of(item) for item in items)
+    return node
 
 
 _NOT_LITERAL = object()

@@ -1,0 +1,37 @@
+"""Differential cases: constructs real models use on symbolic sizes (dynamic=None with a second
+length, dynamic=True), each the small form of what a zoo model does, against Dynamo's graphs.
+"""
+import collections
+
+import torch
+from differential import T, call, case, parametrize
+
+CASES: list = []
+Pair = collections.namedtuple("Pair", "a b")
+
+
+# ---- torch.Size joined with a tuple: GPT-2's Conv1D `x.size()[:-1] + (nf,)`, then view --------------
+@case(CASES, call(T(2, 3, 4)), call(T(2, 5, 4)), call(T(2, 7, 4)), compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def size_slice_plus_tuple_into_view(x):
+    size_out = x.size()[:-1] + (8,)
+    return x.repeat(1, 1, 2).view(size_out)
+
+
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="C.", dynamic=True, same_placeholders=True)
+def tuple_plus_size_into_new_zeros(x):
+    return x.new_zeros((2,) + x.shape[:1]), torch.zeros(x.shape[:1] + x.shape[1:])
+
+
+@case(CASES, call(T(3, 4), T(6)), call(T(5, 4), T(6)), compiles="C.", dynamic=True)
+def constant_size_plus_symbolic_tuple(x, y):
+    return y.new_ones(y.shape + (x.shape[0],)), (y.shape + (x.shape[0],))[1]
+
+
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="CC", dynamic=None)
+def joined_tuple_types_as_python(x):
+    joined = (x.shape + Pair(1, 2), Pair(1, 2) + (3,), (1,) + x.shape)
+    return x + 1, [type(t).__name__ for t in joined], joined[0][0] * 2
+
+
+test_dynamic_model_constructs = parametrize(CASES)
