@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy
 import torch
 import torch.fx
+from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.utils._pytree import tree_map
 
@@ -209,7 +210,7 @@ class OutputGraph:
         fake_args = tree_map(_example_of, proxy_args, is_leaf=_is_slice)
         fake_kwargs = tree_map(_example_of, proxy_kwargs, is_leaf=_is_slice)
         try:
-            with self._shape_facts(tx, target), self.fake_mode:
+            with self._shape_facts(tx, target), self._symbolic_kernels(), self.fake_mode:
                 if op == "call_method":
                     example = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
                 else:
@@ -234,6 +235,12 @@ class OutputGraph:
             return contextlib.nullcontext()
         name = target if isinstance(target, str) else getattr(target, "__name__", str(target))
         return self.shapes.log.because(tx, f"{name}() on symbolic sizes needed it", name)
+
+    def _symbolic_kernels(self):
+        """With symbolic sizes, ops run on the fake tensors through torch's Python dispatcher, as in
+        Dynamo: a C++ kernel that reads plain sizes (`pad`'s) would otherwise specialise every size it
+        touches, where the op's symbolic decomposition keeps them symbolic."""
+        return enable_python_dispatcher() if self.shapes is not None else contextlib.nullcontext()
 
     def _wrap(self, tx, node: torch.fx.Node, example) -> VariableTracker:
         if isinstance(example, torch.Tensor):

@@ -4,6 +4,7 @@ length, dynamic=True), each the small form of what a zoo model does, against Dyn
 import collections
 
 import torch
+import torch.nn.functional as F
 from differential import T, call, case, parametrize
 
 CASES: list = []
@@ -32,6 +33,15 @@ def constant_size_plus_symbolic_tuple(x, y):
 def joined_tuple_types_as_python(x):
     joined = (x.shape + Pair(1, 2), Pair(1, 2) + (3,), (1,) + x.shape)
     return x + 1, [type(t).__name__ for t in joined], joined[0][0] * 2
+
+
+# ---- an op whose C++ kernel reads plain sizes: MobileBERT's trigram embedding pads shifted copies --------
+@case(CASES, call(T(2, 8, 4)), call(T(2, 12, 4)), call(T(2, 5, 4)), compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def pad_keeps_a_size_symbolic(x):
+    e = x * 2
+    return torch.cat([F.pad(e[:, 1:], [0, 0, 0, 1, 0, 0], value=0.0), e,
+                      F.pad(e[:, :-1], [0, 0, 1, 0, 0, 0], value=0.0)], dim=2)
 
 
 test_dynamic_model_constructs = parametrize(CASES)
