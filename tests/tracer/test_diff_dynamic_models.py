@@ -2,10 +2,13 @@
 length, dynamic=True), each the small form of what a zoo model does, against Dynamo's graphs.
 """
 import collections
+import copy
 
 import torch
 import torch.nn.functional as F
 from differential import T, call, case, parametrize
+
+import tracer
 
 CASES: list = []
 Pair = collections.namedtuple("Pair", "a b")
@@ -42,6 +45,36 @@ def pad_keeps_a_size_symbolic(x):
     e = x * 2
     return torch.cat([F.pad(e[:, 1:], [0, 0, 0, 1, 0, 0], value=0.0), e,
                       F.pad(e[:, :-1], [0, 0, 1, 0, 0, 0], value=0.0)], dim=2)
+
+
+# ---- copy.deepcopy of a config whose float attribute is symbolic: BART's cache reads get_text_config() ------
+class Config:
+    def __init__(self):
+        self.dropout = 0.1
+        self.layers = 2
+        self.name = "tiny"
+
+
+cfg = Config()
+
+
+def deepcopy_of_a_config_with_a_symbolic_float(x):
+    copied = copy.deepcopy(cfg)
+    return x * copied.dropout + copied.layers, copied.name, copied is not cfg
+
+
+def test_deepcopy_keeps_a_symbolic_float_without_a_break():
+    """Not a differential case: Dynamo's deepcopy records `is_not` of the float with itself (its memo
+    check), an op with no use; the copy itself, one graph with the float symbolic, is what both make."""
+    x = torch.randn(3, 4)
+    tracer.reset()
+    explained = tracer.explain(deepcopy_of_a_config_with_a_symbolic_float, dynamic=True)(x)
+    assert explained.graph_break_count == 0 and explained.graph_count == 1, explained
+    assert "SymFloat" in str(explained.graphs[0].code) or any(
+        isinstance(n.meta.get("example_value"), torch.SymFloat) for n in explained.graphs[0].graph.nodes)
+    out, expected = explained.result, deepcopy_of_a_config_with_a_symbolic_float(x)
+    torch.testing.assert_close(out[0], expected[0])
+    assert out[1:] == expected[1:]
 
 
 test_dynamic_model_constructs = parametrize(CASES)
