@@ -56,7 +56,8 @@ fuzz: $(STAMP)
 	$(BIN)/python tests/tracer/fuzz_run.py --programs $(PROGRAMS) --start $(START) $(ARGS)
 
 # Mutation testing of the guard engine, side effects, codegen, resume and the debugger (not in
-# `make test` or CI: it takes hours). MODULES= chooses some (guards side_effects codegen resume debug).
+# `make test` or CI: it takes hours). MODULES= chooses some (guards.compiled guards.kinds guards.whatif
+# guards.report guards.native side_effects codegen resume debug).
 mutate: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[mutate]'
 	nice -n 10 $(BIN)/python -m mutation --max-children 1 $(MODULES)

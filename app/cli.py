@@ -20,8 +20,16 @@ Progress goes to stderr; `explain` prints its summary on stdout.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+
+from tracer.compare import CallLog, CompareRun, compare_script, comparison_json, comparison_text, record_session
+from tracer.compare.child import DEFAULT_SEED, seed_everything
+from tracer.debug import Session
+from tracer.exc import UserError
+from tracer.export import build_report, explain_text, export_session
+from tracer.warmup import start_background_imports
 
 from .paths import DEFAULT_SCRIPT
 
@@ -160,8 +168,6 @@ def _run_session(script: str, args: list[str], timeout: float | None = None, cal
     if problem:
         print(f"standin: {problem}", file=sys.stderr)
         return None, EXIT_USAGE
-    from tracer.debug import Session
-    from tracer.exc import UserError
     _progress(f"running {script} ...")
     try:
         session = Session(script, args, present=None if calls is None else calls.present)
@@ -192,8 +198,6 @@ def _start_dynamo(options):
     """With --compare: real torch.compile on the same script, in a child, while Standin runs here."""
     if not options.compare or _script_problem(options.script):
         return None, None
-    from tracer.compare import CallLog, CompareRun
-    from tracer.compare.child import DEFAULT_SEED, seed_everything
     _progress(f"running {options.script} under torch.compile too, in a child process, to compare ...")
     dynamo = CompareRun(options.script, options.args, options.timeout, engines=("dynamo",), seed=DEFAULT_SEED)
     seed_everything(DEFAULT_SEED)  # this run starts its generators where the child's starts them
@@ -203,7 +207,6 @@ def _start_dynamo(options):
 def _comparison_of(session, dynamo, calls):
     if dynamo is None:
         return None
-    from tracer.compare import record_session
     if dynamo.running:
         _progress("waiting for the torch.compile run ...")
     dynamo.wait()
@@ -222,7 +225,6 @@ def cmd_export(options) -> int:
             dynamo.stop()
         return status
     comparison = _comparison_of(session, dynamo, calls)
-    from tracer.export import export_session
     try:
         result = export_session(session, out, progress=_progress, comparison=comparison)
     except OSError as error:
@@ -242,7 +244,6 @@ def cmd_explain(options) -> int:
     session, status = _run_session(options.script, options.args, options.timeout)
     if session is None:
         return status
-    from tracer.export import build_report, explain_text
     sys.stdout.write(explain_text(build_report(session)))
     sys.stdout.flush()
     return _status_of(session)
@@ -253,13 +254,11 @@ def cmd_compare(options) -> int:
     if problem:
         print(f"standin: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    from tracer.compare import compare_script, comparison_json, comparison_text
     _progress(f"running {options.script} under Standin and under torch.compile (two child processes) ...")
     comparison = compare_script(options.script, options.args, options.timeout)
     sys.stdout.write(comparison_text(comparison))
     sys.stdout.flush()
     if options.json:
-        import json
         path = os.path.abspath(options.json)
         try:
             with open(path, "w", encoding="utf-8") as handle:
@@ -283,7 +282,6 @@ def cmd_gui(options) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tracer.warmup import start_background_imports
     start_background_imports()  # torch._dynamo, which the first compile's FakeTensorMode imports
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()

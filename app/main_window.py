@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
                                QVBoxLayout, QWidget)
 
 from tracer.debug import TraceEnd
+from tracer.export import export_session
 
 from .compare_dock import CompareDock
 from .controller import DebugController
@@ -384,7 +385,6 @@ class MainWindow(QMainWindow):
         out = QFileDialog.getExistingDirectory(self, "Export graphs and guard reports into folder", start)
         if not out:
             return
-        from tracer.export import export_session
         try:
             result = export_session(session, out)
         except OSError as error:

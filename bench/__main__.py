@@ -1,13 +1,21 @@
 """Standin's tracer side by side with torch.compile (TorchDynamo), both with a no-op backend.
 
     .venv/bin/python -m bench [--quick] [--repeat N] [--markdown] [--models | --no-models] [--json PATH]
+                              [--workloads A,B] [--threads N]
 
 For each workload, tracer and Dynamo run interleaved in one process (the order
 alternates per repetition, both caches are reset before every compile) and the
-medians over repetitions are reported, with the ratio tracer/Dynamo:
+medians over repetitions are reported, with the ratio tracer/Dynamo.  Warm calls are timed
+in rounds, each a run of compiled calls and a run of the graphs those calls ran, called alone
+on the same inputs (bench/timing.py, GraphKeeper), back to back; `overhead` is the median of
+the rounds' differences, what the compiler adds to the graphs.  Times are this thread's CPU
+time (time.thread_time_ns): the machine's other processes do not add to it, as they add to a
+wall clock; torch runs one intra-op thread (--threads), so all the timed work is on this thread
+(and on a shared machine a second thread's spin-waits cost milliseconds on small ops).
 
   compile   first call minus one eager call                       (ms)
-  warm      per-call overhead of a warm compiled call over eager  (us)
+  warm      one warm compiled call                                (us)
+  overhead  a warm compiled call minus its graphs run alone       (us)
   guards    one check of the first cache entry's guards           (us)
   import    `import tracer` vs `import torch._dynamo`, after `import torch`,
             each in a fresh interpreter                           (ms)
@@ -36,23 +44,26 @@ import tracer
 from tracer import frame_hook
 
 from .dynamic import dynamic_samples
-from .timing import calls_for, clock, loop_ns, machine_info, median, once_ns, quiet
+from .timing import (GraphKeeper, calls_for, clock, load_average, loop_ns, machine_info, median, once_ns, quiet,
+                     warm_and_overhead)
 from .workloads import DEPTHS, QUICK, WORKLOADS, make_deep
 
 KINDS = ("tracer", "dynamo")
 RECORDED = ("global_config", "mlp3", "graph_break", "linear_relu_50", "long_trace_2000")
-UNITS = {"compile": "ms", "warm": "us/call", "guards": "us/call", "import": "ms"}
+UNITS = {"compile": "ms", "warm": "us/call", "overhead": "us/call", "guards": "us/call", "import": "ms"}
+METRICS = ("compile", "warm", "overhead", "guards")
+ROUNDS = 9  # warm-call rounds per repetition
 
 
 def noop(gm, example_inputs):
     return gm.forward
 
 
-def compile_with(kind, fn):
+def compile_with(kind, fn, backend=noop):
     """The static workloads: both compilers with dynamic=False (the dynamic one is in dynamic.py)."""
     if kind == "tracer":
-        return tracer.compile(fn, backend=noop, dynamic=False)
-    return torch.compile(fn, backend=noop, dynamic=False)
+        return tracer.compile(fn, backend=backend, dynamic=False)
+    return torch.compile(fn, backend=backend, dynamic=False)
 
 
 def reset_all():
@@ -83,7 +94,7 @@ def guard_check(kind, opt, fn, args):
     return entries[-1].guard_manager.check, (f_locals,)
 
 
-def compile_ms(kind, make, quiet_stdout=False, check=False):
+def compile_ms(kind, make, quiet_stdout=False, check=False, backend=noop):
     """First-call compile time minus eager time; also returns the warm compiled fn."""
     reset_all()
     gc.collect()
@@ -92,7 +103,7 @@ def compile_ms(kind, make, quiet_stdout=False, check=False):
         for _ in range(3):
             expected = fn(*args)
         eager = median([once_ns(fn, *args) for _ in range(5)])
-        opt = compile_with(kind, fn)
+        opt = compile_with(kind, fn, backend)
         start = clock()
         got = opt(*args)
         first = clock() - start
@@ -103,20 +114,20 @@ def compile_ms(kind, make, quiet_stdout=False, check=False):
 
 def measure(kind, workload, budget_s, check):
     """One repetition of every metric for one workload under one compiler."""
-    ms, fn, opt, args = compile_ms(kind, workload.make, workload.quiet, check)
+    keeper = GraphKeeper()
+    ms, fn, opt, args = compile_ms(kind, workload.make, workload.quiet, check, keeper)
     with quiet(workload.quiet):
         for _ in range(20):
             opt(*args)
-        n = calls_for(fn, args, budget_s)
-        eager = min(loop_ns(fn, args, n) for _ in range(2))
-        compiled = min(loop_ns(opt, args, n) for _ in range(2))
+        n = calls_for(opt, args, budget_s / 4)
+        warm, overhead = warm_and_overhead(lambda: opt(*args), keeper, n, ROUNDS)
     guard, guard_args = guard_check(kind, opt, fn, args)
     with frame_hook.on_behalf_of(opt.root if kind == "tracer" else None):  # as the lookup runs it
         if guard(*guard_args) is not True:
             raise AssertionError(f"{kind}'s guards fail on the call they were built for ({workload.name})")
         ng = calls_for(guard, guard_args, budget_s / 2, low=200, high=20000)
         guard_us = loop_ns(guard, guard_args, ng) / ng / 1e3
-    return {"compile": ms, "warm": (compiled - eager) / n / 1e3, "guards": guard_us}
+    return {"compile": ms, "warm": warm / 1e3, "overhead": overhead / 1e3, "guards": guard_us}
 
 
 def interleaved(repeat):
@@ -184,25 +195,39 @@ def log(*parts):
 
 
 def run(args) -> dict:
-    workloads = [w for w in WORKLOADS if not args.quick or w.name in QUICK]
+    workloads = [w for w in WORKLOADS if (not args.quick or w.name in QUICK)
+                 and (not args.workloads or w.name in args.workloads.split(","))]
     repeat = args.repeat or (3 if args.quick else 7)
     budget = 0.01 if args.quick else 0.05
+    results = {"machine": machine_info(), "repeat": repeat, "quick": args.quick, "recording": [],
+               "recording_note": None, "app": None, "models": []}
+    results["rows"] = workload_rows(workloads, repeat, budget)
+    if not args.workloads:
+        run_the_rest(args, results, workloads, repeat, budget)
+    results["machine"]["load_end"] = load_average()
+    return results
 
+
+def workload_rows(workloads, repeat, budget) -> list:
     log("warming up (one untimed compile of each workload under both)")
     for w in workloads:
         for kind in KINDS:
             compile_ms(kind, w.make, w.quiet, check=True)
-
     rows = []
     for w in workloads:
         log(f"{w.name}: {repeat} repetitions")
-        samples = {m: {k: [] for k in KINDS} for m in ("compile", "warm", "guards")}
+        samples = {m: {k: [] for k in KINDS} for m in METRICS}
         for rep, order in interleaved(repeat):
             for kind in order:
                 for metric, value in measure(kind, w, budget, check=rep == 0).items():
                     samples[metric][kind].append(value)
         rows += [row(w.name, metric, s) for metric, s in samples.items()]
+    return rows
 
+
+def run_the_rest(args, results, workloads, repeat, budget) -> None:
+    """The dynamic workload, compile-time growth, import times, the real models, the recorder and the app."""
+    rows = results["rows"]
     log("dynamic_batch: batch sizes 4, 8, 16, 5 under dynamic=None")
     samples = dynamic_samples(1 if args.quick else max(3, repeat // 2), budget, KINDS, interleaved)
     rows += [row("dynamic_batch", metric, s) for metric, s in samples.items()]
@@ -223,22 +248,21 @@ def run(args) -> dict:
             samples[kind].append(import_ms("tracer" if kind == "tracer" else "torch._dynamo"))
     rows.append(row("import (after torch)", "import", samples))
 
-    models = []
     if (args.models or not args.quick) and not args.no_models:
         from . import models as model_table
-        models = model_table.run(2 if args.quick else max(3, repeat // 2), log)
+        results["models"] = model_table.run(2 if args.quick else max(3, repeat // 2), log)
 
     log("debugger recording overhead")
-    note, recording = recording_overhead([w for w in workloads if w.name in RECORDED],
-                                         max(3, repeat // 2))
+    results["recording_note"], results["recording"] = recording_overhead(
+        [w for w in workloads if w.name in RECORDED], max(3, repeat // 2))
     log("app step latency and recorder memory")
     from .app_latency import memory_per_step, step_latency
-    app = {"latency": step_latency(40 if args.quick else 300), "memory": memory_per_step()}
-    return {"machine": machine_info(), "repeat": repeat, "quick": args.quick, "rows": rows,
-            "recording": recording, "recording_note": note, "app": app, "models": models}
+    results["app"] = {"latency": step_latency(40 if args.quick else 300), "memory": memory_per_step()}
 
 
 def app_lines(results) -> list[str]:
+    if results["app"] is None:
+        return []
     latency, memory = results["app"]["latency"], results["app"]["memory"]
     return [f"App step latency (step command to repainted window, offscreen, a {latency['trace_steps']}-step "
             f"trace): median {latency['median_ms']:.2f} ms, p90 {latency['p90_ms']:.2f} ms (target < 16 ms).",
@@ -256,7 +280,8 @@ def fmt(value) -> str:
 def header(results) -> str:
     m = results["machine"]
     return (f"{m['cpu']}, {m['cores']} cores ({m['torch_threads']} torch threads), "
-            f"Python {m['python']}, torch {m['torch']}; medians of {results['repeat']} repetitions"
+            f"Python {m['python']}, torch {m['torch']}; load average {m['load']:.1f} at the start, "
+            f"{m['load_end']:.1f} at the end; medians of {results['repeat']} repetitions"
             f"{' (--quick)' if results['quick'] else ''}")
 
 
@@ -267,8 +292,8 @@ def cells(r):
     return (r["workload"], r["metric"], fmt(r["tracer"]), fmt(r["dynamo"]), fmt(r["ratio"]))
 
 
-NOTE = ("warm < 0: the compiled call is faster than eager (the graph skips nn.Module.__call__ "
-        "or the Python loop); no ratio then.")
+NOTE = ("warm: one warm compiled call; overhead: that call minus the graphs it ran, run alone on the same "
+        "inputs (the median of paired rounds): what the compiler adds to its graphs.")
 
 
 def text_table(results) -> str:
@@ -279,7 +304,9 @@ def text_table(results) -> str:
         lines.append("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(line, widths))))
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
-    lines += [NOTE, "", "debugger recording overhead (tracer only, first-call compile):"]
+    lines.append(NOTE)
+    if results["recording"] or results["recording_note"]:
+        lines += ["", "debugger recording overhead (tracer only, first-call compile):"]
     if results["recording_note"]:
         lines.append(f"  {results['recording_note']}")
     for r in results["recording"]:
@@ -299,7 +326,9 @@ MODELS_NOTE = ("Real models (tests/models/zoo.py, eval forward): ops captured an
 def markdown_table(results) -> str:
     lines = [header(results), "", "| " + " | ".join(COLUMNS) + " |", "|---|---|--:|--:|--:|"]
     lines += ["| " + " | ".join(cells(r)) + " |" for r in results["rows"]]
-    lines += ["", NOTE, "", "Debugger recording overhead (tracer only, first-call compile):", ""]
+    lines += ["", NOTE]
+    if results["recording"] or results["recording_note"]:
+        lines += ["", "Debugger recording overhead (tracer only, first-call compile):", ""]
     if results["recording_note"]:
         lines.append(results["recording_note"])
     else:
@@ -321,7 +350,10 @@ def main(argv=None) -> int:
     parser.add_argument("--models", action="store_true", help="the real-model table with --quick too")
     parser.add_argument("--no-models", action="store_true", help="without the real-model table (the slowest part)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--workloads", metavar="A,B", help="only these workloads, nothing else")
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
     results = run(args)
     print(markdown_table(results) if args.markdown else text_table(results))
     if args.json:

@@ -39,20 +39,35 @@ class Target:
     tests: tuple[str, ...]  # the tests that cover them, fast enough to run per mutant
 
 
+# Each target's tests are the fast ones that pin its promises: mutmut runs, per mutant, every test
+# of the selection that calls the mutated function, so one slow test that covers everything costs
+# every mutant (the differential files run three engines per case: a few files, not all of them).
 TARGETS = (
-    Target("guards", ("tracer/guards/*.py",),
+    Target("guards.compiled", ("tracer/guards/compiled.py",),
            ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
             "tests/tracer/test_diff_global_state.py")),
+    Target("guards.kinds", ("tracer/guards/kinds.py",),
+           ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
+            "tests/tracer/test_diff_global_state.py")),
+    Target("guards.whatif", ("tracer/guards/whatif.py",),
+           ("tests/tracer/test_whatif.py", "tests/tracer/test_api.py")),
+    Target("guards.report", ("tracer/guards/report.py",),
+           ("tests/tracer/test_guard_report.py",)),
+    Target("guards.native", ("tracer/guards/native.py", "tracer/guards/tag_safety.py"),
+           ("tests/tracer/test_guard_engine.py", "tests/tracer/test_tag_safety.py",
+            "tests/tracer/test_diff_module_tag_safe.py")),
     Target("side_effects", ("tracer/side_effects.py",),
            ("tests/tracer/test_diff_side_effects.py", "tests/tracer/test_diff_module_mutations.py",
             "tests/tracer/test_diff_set_order.py", "tests/tracer/test_diff_inlining.py",
-            "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py")),
+            "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py",
+            "tests/tracer/test_diff_optimizer.py")),
     Target("codegen", ("tracer/codegen.py",),
-           ("tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
+           ("tests/tracer/test_codegen_primitives.py", "tests/tracer/test_reconstruct.py",
+            "tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
             "tests/tracer/test_break_code.py", "tests/tracer/test_diff_side_effects.py")),
     Target("resume", ("tracer/resume.py",),
-           ("tests/tracer/test_with_block_breaks.py", "tests/tracer/test_break_code.py",
-            "tests/tracer/test_diff_breaks.py")),
+           ("tests/tracer/test_resume_code.py", "tests/tracer/test_rewritten_code.py", "tests/tracer/test_break_code.py",
+            "tests/tracer/test_code_check.py", "tests/tracer/test_with_block_breaks.py")),
     Target("debug", ("tracer/debug/*.py",),
            ("tests/tracer/test_debugger.py", "tests/tracer/test_recorded_views.py",
             "tests/tracer/test_session_bad_input.py")),
@@ -63,6 +78,19 @@ EQUIVALENT: dict[str, str] = {
     "tracer.side_effects.xǁSideEffectsǁoutside_effects__mutmut_1[01]":
         "the kind 'global' is renamed: its only reader (codegen's stage_side_effects and "
         "apply_side_effects) tests for 'setattr' and 'container' and takes any other kind as a global",
+    "tracer.guards.whatif.x_reshaped__mutmut_13": "follow_wrapped=None instead of False: inspect.signature "
+        "only tests it for truth, and None is as false",
+    "tracer.guards.whatif.x_reshaped__mutmut_19": "None instead of the _MISSING marker for a name the call does not "
+        "bind: the next line asks isinstance(old, Tensor), false for both, and raises the same error",
+    "tracer.guards.whatif.x_reshaped__mutmut_21": "the same as _19 (get's default None spelled by omission)",
+    "tracer.guards.whatif.x_reshaped__mutmut_25": "a new float tensor of zeros instead of random values: the contents "
+        "are unspecified (the promise is shape, dtype, device and requires_grad; guards read no values)",
+    "tracer.guards.whatif.x_reshaped__mutmut_43": "requires_grad_ called on an integer tensor too: with the old "
+        "tensor's flag, always False for an integer tensor, which torch accepts and which changes nothing",
+    "tracer.resume.x_original_from__mutmut_1[89]": "COPY_FREE_VARS kept in the copied code: it sits before "
+        "the jump's target, so it never runs (the prologue copies the closure; a second copy would be the same)",
+    "tracer.resume.x_live_locals__mutmut_1[12]": "LOAD_FAST_CHECK misspelt: CPython 3.11, the only version "
+        "the engine runs on, has no such opcode (3.12 adds it), so no instruction carries that name",
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "
@@ -98,7 +126,7 @@ def scratch(target: Target) -> Path:
     """`.mutate/<name>/` with the project linked in and a pyproject.toml telling mutmut what to do."""
     here = WORK / target.name.replace(":", "-")
     here.mkdir(parents=True, exist_ok=True)
-    for name in ("tracer", "tests", "app", "resources", "bench"):
+    for name in ("tracer", "tests", "app", "resources", "bench", "mutation"):
         link = here / name
         if not link.exists():
             link.symlink_to(ROOT / name, target_is_directory=True)
@@ -108,9 +136,10 @@ def scratch(target: Target) -> Path:
         "[tool.mutmut]\n"
         'source_paths = ["tracer"]\n'
         f"only_mutate = [{only}]\n"
-        'also_copy = ["app", "resources", "bench"]\n'
+        'also_copy = ["app", "resources", "bench", "mutation"]\n'
         f"pytest_add_cli_args_test_selection = [{tests}]\n"
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:logging", "-q", "-x"]\n'
+        # mutation.warm compiles once in the fork server: each mutant's first compile starts warm
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "mutation.warm", "-q", "-x"]\n'
         'process_isolation = "forkserver"\n'
         "\n[tool.pytest.ini_options]\n"
         'testpaths = ["tests"]\n')
@@ -120,24 +149,49 @@ def scratch(target: Target) -> Path:
 def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
     """Run mutmut over the target and score it. mode "report": only read its last results;
     "recheck": run again only the last survivors (against the tests as they are now: mutmut copies
-    the tests anew and collects the coverage of new ones)."""
+    the tests anew and collects the coverage of new ones).
+
+    A recheck with changed test files makes mutmut forget every other verdict ("not checked"): those
+    are kept from the run before (tests were added since, so a mutant killed then is killed now), and
+    the merged verdicts are what `verdicts.txt` in the scratch folder holds and --report reads."""
     here = scratch(target)
+    kept = here / "verdicts.txt"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
     env.pop("PYTHONPATH", None)  # the mutants must be what the tests import
     mutmut = [sys.executable, "-m", "mutmut"]
 
-    def results() -> dict:
-        listed = subprocess.run([*mutmut, "results", "--all", "true"], cwd=here, env=env, text=True,
-                                capture_output=True, check=False).stdout
-        return score(target, listed)
+    def listed() -> str:
+        return subprocess.run([*mutmut, "results", "--all", "true"], cwd=here, env=env, text=True,
+                              capture_output=True, check=False).stdout
 
-    names: list[str] = []
-    if mode == "recheck":
-        names = results()["survived"]
+    if mode == "report":
+        return score(target, kept.read_text() if kept.exists() else listed())
+    before = (kept.read_text() if kept.exists() else listed()) if mode == "recheck" else ""
+    names = score(target, before)["survived"] if mode == "recheck" else []
     if mode == "mutate" or names:
         subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children), *names],
                        cwd=here, env=env, check=False)
-    return results()
+    now = merged(before, listed())
+    kept.write_text(now)
+    return score(target, now)
+
+
+def statuses_of(listed: str) -> dict[str, str]:
+    """`mutmut results --all true` lines ("    name: status") as {name: status}."""
+    found = {}
+    for line in listed.splitlines():
+        m = re.match(r"\s*(\S+): (.+)$", line)
+        if m:
+            found[m[1]] = m[2].strip()
+    return found
+
+
+def merged(before: str, now: str) -> str:
+    """The verdicts of `now`, with those it has not checked taken from `before`."""
+    old = statuses_of(before)
+    statuses = {name: old.get(name, status) if status == "not checked" else status
+                for name, status in statuses_of(now).items()}
+    return "".join(f"    {name}: {status}\n" for name, status in statuses.items())
 
 
 def is_equivalent(name: str) -> bool:
@@ -147,11 +201,7 @@ def is_equivalent(name: str) -> bool:
 def score(target: Target, listed: str) -> dict:
     """Counts from `mutmut results --all true` lines ("    name: status"). A mutant not checked yet
     (a run stopped early) is counted apart, never as killed or survived."""
-    statuses: dict[str, str] = {}
-    for line in listed.splitlines():
-        m = re.match(r"\s*(\S+): (.+)$", line)
-        if m:
-            statuses[m[1]] = m[2].strip()
+    statuses = statuses_of(listed)
     checked = {n: s for n, s in statuses.items() if s != "not checked"}
     killed = [n for n, s in checked.items() if s in KILLED]
     equivalent = [n for n, s in checked.items() if s not in KILLED and is_equivalent(n)]

@@ -5,13 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from mutation.__main__ import EQUIVALENT, TARGETS, narrowed, score, table
+from mutation.__main__ import EQUIVALENT, TARGETS, merged, narrowed, score, table
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_target_mutates_existing_files_against_existing_tests():
-    assert {t.name for t in TARGETS} == {"guards", "side_effects", "codegen", "resume", "debug"}
+    assert {t.name for t in TARGETS} == {"guards.compiled", "guards.kinds", "guards.whatif", "guards.report",
+                                         "guards.native", "side_effects", "codegen", "resume", "debug"}
+    mutated = {f for t in TARGETS for p in t.paths for f in ROOT.glob(p)}
+    engine = {*ROOT.glob("tracer/guards/*.py"), ROOT / "tracer/side_effects.py", ROOT / "tracer/codegen.py",
+              ROOT / "tracer/resume.py", *ROOT.glob("tracer/debug/*.py")}
+    assert engine - {ROOT / "tracer/guards/__init__.py", ROOT / "tracer/debug/__init__.py"} <= mutated
     for target in TARGETS:
         for pattern in target.paths:
             assert list(ROOT.glob(pattern)), f"{target.name}: {pattern} matches no file"
@@ -28,7 +33,7 @@ def test_every_listed_equivalent_says_why_and_names_a_target_module():
 
 
 def test_score_counts_killed_over_mutants_less_equivalents():
-    target = TARGETS[1]
+    target = next(t for t in TARGETS if t.name == "side_effects")
     statuses = ["killed", "survived", "timeout", "no tests", "survived", "not checked"]
     listed = "\n".join(f"    tracer.side_effects.x_f__mutmut_{i}: {s}" for i, s in enumerate(statuses, 1))
     equivalent = "tracer.side_effects.x_f__mutmut_[5]"
@@ -46,9 +51,17 @@ def test_score_counts_killed_over_mutants_less_equivalents():
 
 
 def test_a_module_can_be_run_in_parts_scored_apart():
-    guards = next(t for t in TARGETS if t.name == "guards")
-    part = narrowed(guards, ["tracer/guards/compiled.py"])
-    assert part.name == "guards:compiled" and part.paths == ("tracer/guards/compiled.py",)
-    assert part.tests == guards.tests
-    with pytest.raises(SystemExit, match="not files of guards: tracer/codegen.py"):
-        narrowed(guards, ["tracer/codegen.py"])
+    debug = next(t for t in TARGETS if t.name == "debug")
+    part = narrowed(debug, ["tracer/debug/session.py"])
+    assert part.name == "debug:session" and part.paths == ("tracer/debug/session.py",)
+    assert part.tests == debug.tests
+    with pytest.raises(SystemExit, match="not files of debug: tracer/codegen.py"):
+        narrowed(debug, ["tracer/codegen.py"])
+
+
+def test_a_recheck_keeps_the_verdicts_it_did_not_run_again():
+    before = "    m_1: killed\n    m_2: survived\n    m_3: survived\n    m_4: not checked\n"
+    now = "    m_1: not checked\n    m_2: killed\n    m_3: survived\n    m_4: not checked\n    m_5: not checked\n"
+    assert merged(before, now) == "    m_1: killed\n    m_2: killed\n    m_3: survived\n    m_4: not checked\n" \
+                                  "    m_5: not checked\n"
+    assert merged("", now) == now

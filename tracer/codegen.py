@@ -38,6 +38,7 @@ from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable
 from .variables.builtin import BuiltinVariable
 from .variables.sym import SizeVariable, SymNodeVariable
 from .variables.tensor import TensorVariable
+from .variables.tensor_hooks import RemovableHandleVariable
 from .variables.partial import FunctoolsPartialVariable
 from .variables.user_functions import (NestedUserFunctionVariable,
                                        UserFunctionVariable, UserMethodVariable)
@@ -241,6 +242,9 @@ class PyCodegen:
             self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
         elif isinstance(var, ExceptionVariable):
             self._exception(var)
+        elif isinstance(var, RemovableHandleVariable) and var.pending is not None:
+            # a graph input's hook, registered here rather than with the other effects: its handle
+            self._built_once(("hook", var.pending), lambda: self._register_hook(var.pending))
         elif isinstance(var, OperatorGetterVariable):
             self._call_with_kwargs(var.factory, list(var.keys), {})
         elif var.source is not None:
@@ -252,6 +256,13 @@ class PyCodegen:
             self.load_const(var.value)
         else:
             raise Unsupported(f"cannot rebuild {var.describe()} in bytecode")
+
+    def _register_hook(self, index: int) -> None:
+        hook = self.side_effects.hooks[index]
+        if hook is None:
+            raise Unsupported("the handle of a hook removed in the trace, alive after it")
+        tensor, method, fn = hook
+        self.call(getattr(torch.Tensor, method), lambda: (self.reconstruct(tensor), self.reconstruct(fn)), 2)
 
     def _exception(self, var: ExceptionVariable) -> None:
         """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
@@ -420,6 +431,8 @@ class PyCodegen:
         for kind, target, key, value in self.side_effects.outside_effects():
             if kind == "setattr" and target.is_new():
                 continue
+            if kind == "hook" and ("hook", key[0]) in self.new_object_temps:
+                continue  # registered already, where its handle was rebuilt
             temp = self.new_temp("___effect")
             if kind == "container":
                 if isinstance(value, ListIteratorVariable):  # consumed in the trace: advance the real one
@@ -448,6 +461,9 @@ class PyCodegen:
                 self.emit("STORE_ATTR", key)
             elif kind == "container":  # key: the function that updates the real container
                 self.call(key, lambda: (target.reconstruct(self), self.load(temp)), 2)
+                self.emit("POP_TOP")
+            elif kind == "hook":  # key: (its index, the Tensor method that registers it)
+                self.call(getattr(torch.Tensor, key[1]), lambda: (self.reconstruct(target), self.load(temp)), 2)
                 self.emit("POP_TOP")
             else:
                 self.load(temp)

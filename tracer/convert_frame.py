@@ -353,7 +353,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
     if output.count_calls() > 0 or output_nodes:  # as Dynamo: a graph may only pass symbolic sizes through
-        gm = torch.fx.GraphModule(torch.nn.Module(), output.graph)
+        gm = output.graph_module()
         gm.meta["compile_id"] = compile_id
         example_inputs = [graph_input.example for graph_input in output.inputs.values()]
         compiled = owner.backend(gm, example_inputs)

@@ -17,6 +17,7 @@ import contextvars
 import functools
 import inspect
 import itertools
+import linecache
 import threading
 import time
 import types
@@ -35,6 +36,7 @@ from .resume import make_resume_code, origin_index, resume_prologue_length
 from .guards.report import report_text
 from .guards.whatif import predict
 from .shapes import AutomaticDynamic, check_dynamic
+from .variables.nn_module import hooks_of
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -111,8 +113,13 @@ class CompiledFunction:
         if not callable(fn):
             raise UserError(f"tracer.compile() needs a Python function, got {type(fn).__name__} {fn!r}")
         self.module = fn if isinstance(fn, torch.nn.Module) else None
+        self.hooks_outside = False  # a module whose hooks nn.Module.__call__ runs, outside its forward's frame
         if self.module is not None:
             fn = self.module.forward
+            if skip_rules.code_reason(type(self.module).forward.__code__) is not None:
+                fn = _calling_inline(self.module)  # torch's own module (nn.Sequential): as Dynamo's wrap_inline
+            else:
+                self.hooks_outside = True
         self.bound_self = None
         self.partial_args, self.partial_keywords = (), {}
         while isinstance(fn, functools.partial):  # as Dynamo: compile the function, bind the arguments
@@ -232,13 +239,16 @@ class CompiledFunction:
         if self.partial_args or self.partial_keywords:
             args, kwargs = self._with_partial(args, kwargs)
         self.last_call = (args, kwargs)
-        if self.module is not None and _has_hooks(self.module):
-            self._record_hooked_module()
-            return self.module(*args, **kwargs)
+        if self.hooks_outside and hooks_of(self.module):
+            # as Dynamo: nn.Module.__call__ runs the hooks outside the graphs, under the frame hook, so
+            # the forward frame is this one and each hook a frame of its own
+            fn = self.module
+        else:
+            fn, args = self.fn, self._full_args(args)
         if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
-            return self.fn(*self._full_args(args), **kwargs)
+            return fn(*args, **kwargs)
         try:
-            return frame_hook.call_under_hook(self._callback, self, self.fn, self._full_args(args), kwargs)
+            return frame_hook.call_under_hook(self._callback, self, fn, args, kwargs)
         finally:
             leave_compiled_call()
 
@@ -326,11 +336,6 @@ class CompiledFunction:
         self.compile_events.append(event)
         for observer in list(_observers):
             observer(self, event)
-
-    def _record_hooked_module(self) -> None:
-        if not any(e.kind == "eager_fallback" and "hooks" in (e.reason or "") for e in self.compile_events):
-            self._event("eager_fallback", None, f"{type(self.module).__qualname__} has hooks registered: "
-                                                "the module runs eagerly so that they run")
 
     def failure_reasons(self, f_locals, f_globals) -> str:
         """For each entry, the first guard that fails now, as `0/0: G['cfg'].scale == 2, got 3`."""
@@ -421,17 +426,29 @@ class CompiledFunction:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
 
 
+def _calling_inline(fn: torch.nn.Module):
+    """A frame that calls a module whose forward is torch's, so the trace enters nn.Module.__call__ and
+    inlines it, hooks and all (a frame of torch's own is never compiled), as Dynamo's wrap_inline (whose
+    free variable is `fn` too: the graph inputs are L_fn_...)."""
+    def forward(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    # a file of its own (frames of Standin's files are never compiled), its source known to linecache
+    name = type(fn).__qualname__
+    filename = f"<compiled {name}>"
+    source = f"def forward(*args, **kwargs):  # torch.compile({name}(...))\n    return fn(*args, **kwargs)\n"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    forward.__code__ = forward.__code__.replace(co_filename=filename, co_firstlineno=1, co_qualname=f"{name}.__call__")
+    forward.__qualname__ = f"{name}.__call__"
+    return forward
+
+
 def _defaults_of(fn) -> tuple:
     """(__defaults__, __kwdefaults__) of a function; a user may assign either between calls."""
     return getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
 
 
 _observers: list = []
-
-
-def _has_hooks(module: torch.nn.Module) -> bool:
-    return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
-                or module._backward_pre_hooks)
 
 
 def compile(fn=None, *, backend="eager", fullgraph=False, dynamic=None, cache_size_limit=8):

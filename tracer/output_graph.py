@@ -61,6 +61,8 @@ class OutputGraph:
         self.steps = 0  # instructions traced, inlined calls included
         self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
         self.initial_grad_mode = torch.is_grad_enabled()
+        self.subgraphs: dict[str, torch.fx.GraphModule] = {}  # get_attr targets: traced hook bodies
+        self.outer: tuple | None = None  # while tracing into a subgraph: the main graph (and its on_node)
         self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
@@ -166,19 +168,20 @@ class OutputGraph:
         return tracker
 
     def _placeholder(self, source: Source, node_name: str, type_expr, example, real) -> torch.fx.Node:
+        graph, on_node = self.outer if self.outer is not None else (self.graph, self.on_node)
         if self._last_placeholder is None:
-            first = next(iter(self.graph.nodes), None)
-            ctx = self.graph.inserting_before(first)
+            first = next(iter(graph.nodes), None)
+            ctx = graph.inserting_before(first)
         else:
-            ctx = self.graph.inserting_after(self._last_placeholder)
+            ctx = graph.inserting_after(self._last_placeholder)
         with ctx:
-            node = self.graph.placeholder(node_name, type_expr=type_expr)
+            node = graph.placeholder(node_name, type_expr=type_expr)
         self._last_placeholder = node
         node.meta["example_value"] = example
         node.meta["grapharg_source"] = source.name()
         self.inputs[source.name()] = GraphInput(source, node, real)
-        if self.on_node is not None:
-            self.on_node(node)
+        if on_node is not None:
+            on_node(node)
         return node
 
     def static_reason(self, source: Source, value) -> str | None:
@@ -228,6 +231,31 @@ class OutputGraph:
         if self.on_node is not None:
             self.on_node(node)
         return self._wrap(tx, node, example)
+
+    def install_subgraph(self, prefix: str, body: torch.fx.GraphModule) -> str:
+        """A graph of its own the main graph reads by name (`hook_body_0`, as Dynamo names it)."""
+        name = f"{prefix}_{sum(key.startswith(prefix) for key in self.subgraphs)}"
+        self.subgraphs[name] = body
+        return name
+
+    @contextlib.contextmanager
+    def tracing_into(self, body: torch.fx.Graph):
+        """Operations go to `body` meanwhile (a hook's own graph); a new graph input still goes to the
+        main graph, and the body reads it as it reads any node of the main graph (lifted later)."""
+        saved = self.graph, self.on_node, self.outer
+        self.outer = (self.graph, self.on_node) if self.outer is None else self.outer
+        self.graph, self.on_node = body, None
+        try:
+            yield
+        finally:
+            self.graph, self.on_node, self.outer = saved
+
+    def graph_module(self) -> torch.fx.GraphModule:
+        """The graph as a module, its subgraphs as attributes."""
+        root = torch.nn.Module()
+        for name, body in self.subgraphs.items():
+            setattr(root, name, body)
+        return torch.fx.GraphModule(root, self.graph)
 
     def _shape_facts(self, tx, target):
         """Guards an operation adds on symbolic sizes (broadcasting, a view's divisibility) name it."""

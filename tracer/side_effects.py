@@ -25,6 +25,7 @@ class SideEffects:
     globals: dict[str, object] = field(default_factory=dict)  # name -> tracker
     tracked: dict[int, object] = field(default_factory=dict)  # id(real list or dict) -> first tracker
     dict_items: dict[object, object] = field(default_factory=dict)  # object id -> its items (a dict subclass)
+    hooks: list[tuple | None] = field(default_factory=list)  # (graph input, method, hook) to do; None: removed
 
     # ---- cells ------------------------------------------------------------------
     def load_cell(self, cell_id: int):
@@ -86,11 +87,20 @@ class SideEffects:
         first = known[1]
         return self.containers.get(first.mutation_id, first)
 
+    # ---- backward hooks on graph inputs -------------------------------------------------
+    def register_hook(self, tensor, method: str, hook) -> int:
+        """tensor.<method>(hook) on a tensor from outside: done after the graph, as Dynamo does."""
+        self.hooks.append((tensor, method, hook))
+        return len(self.hooks) - 1
+
+    def remove_hook(self, index: int) -> None:
+        self.hooks[index] = None
+
     def store_global(self, name: str, value) -> None:
         self.globals[name] = value
 
     def is_empty(self) -> bool:
-        return not (self.attrs or self.containers or self.globals)
+        return not (self.attrs or self.containers or self.globals or any(self.hooks))
 
     def replace_trackers(self, swap) -> None:
         """Keep recorded values current when a container they hold is mutated."""
@@ -99,6 +109,7 @@ class SideEffects:
         self.globals = {k: swap(v) for k, v in self.globals.items()}
         self.containers = {k: swap(v) for k, v in self.containers.items()}
         self.dict_items = {k: swap(v) for k, v in self.dict_items.items()}
+        self.hooks = [hook and (*hook[:2], swap(hook[2])) for hook in self.hooks]
 
     def outside_effects(self) -> list[tuple[str, Source | None, object, object]]:
         """(kind, source, key, tracker) for everything that must be replayed after the graph."""
@@ -111,4 +122,8 @@ class SideEffects:
             effects.append(("container", tracker.source, None, tracker))
         for name, value in self.globals.items():
             effects.append(("global", None, name, value))
+        for index, hook in enumerate(self.hooks):
+            if hook is not None:
+                tensor, method, fn = hook
+                effects.append(("hook", tensor, (index, method), fn))
         return effects

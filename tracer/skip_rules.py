@@ -29,9 +29,9 @@ def _package_dir(module) -> str:
 
 def _skipped_dirs() -> tuple[tuple[str, str], ...]:
     """(directory prefix, what lives there), most specific first."""
-    import tracer
-    dirs = [(_package_dir(torch), "torch's own Python code"), (_package_dir(tracer), "Standin's own code")]
-    app = os.path.join(os.path.dirname(_package_dir(tracer).rstrip(os.sep)), "app") + os.sep
+    tracer_dir = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the package this module is in
+    dirs = [(_package_dir(torch), "torch's own Python code"), (tracer_dir, "Standin's own code")]
+    app = os.path.join(os.path.dirname(tracer_dir.rstrip(os.sep)), "app") + os.sep
     dirs.append((app, "Standin's own code"))
     site = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
     for root in sorted(site):

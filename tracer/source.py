@@ -8,10 +8,13 @@ value from a frame and how guards are compiled.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 import sys
 from dataclasses import dataclass
+
+import torch
 
 
 class Source:
@@ -104,7 +107,6 @@ class BuiltinSource(Source):
 
 def builtins_of(f_globals: dict) -> dict:
     """The builtins a frame with these globals resolves names in (`__builtins__`, a module or its dict)."""
-    import builtins
     found = f_globals.get("__builtins__", builtins)
     return found if isinstance(found, dict) else vars(found)
 
@@ -279,7 +281,6 @@ class NumpyTensorSource(ChainedSource):
         return self.base.graph_input_name()  # the placeholder is named after the array, as in Dynamo
 
     def reconstruct(self, codegen):
-        import torch
         codegen.call(torch.as_tensor, lambda: self.base.reconstruct(codegen), 1)
 
 
@@ -301,7 +302,6 @@ class FloatTensorSource(ChainedSource):
         return self.base.graph_input_name()  # the placeholder is named after the float, as in Dynamo
 
     def reconstruct(self, codegen):
-        import torch
         codegen.call(torch._as_tensor_fullprec, lambda: self.base.reconstruct(codegen), 1)
 
 
@@ -330,12 +330,10 @@ def iterator_item(iterator, index: int):
 
 
 def _as_tensor(value):
-    import torch
     return torch.as_tensor(value)
 
 
 def _as_float64_tensor(value):
-    import torch
     return torch._as_tensor_fullprec(value)
 
 
@@ -395,7 +393,6 @@ class TensorPropertySource(ChainedSource):
         return f"{base_expr}.{self.prop}()[{self.index}]"
 
     def reconstruct(self, codegen):
-        import torch
         method = getattr(torch.Tensor, self.prop)
         if self.index is None:
             codegen.call(method, lambda: self.base.reconstruct(codegen), 1)

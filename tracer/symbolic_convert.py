@@ -16,7 +16,7 @@ import types
 import torch
 
 from . import bytecode
-from .builder import build_lazy, build_sourceless
+from .builder import build_from_source, build_lazy, build_sourceless
 from .exc import ObservedException, Unsupported, UserLocation
 from .exception_opcodes import ExceptionOpcodes
 from .guards import InstalledAt
@@ -210,12 +210,19 @@ class InstructionTranslator(ExceptionOpcodes):
         """Swap every version of a mutated container for its new version, in every live frame:
         the running ones and the generators' suspended between two yields."""
         mutation_id = old.mutation_id
+        self._swap_everywhere(new, lambda real: getattr(real, "mutation_id", None) == mutation_id)
+        self.output.side_effects.record_container(new)
 
+    def replace_tracker(self, old: VariableTracker, new: VariableTracker) -> None:
+        """Swap one tracker for another wherever it is held (a tensor a graph node re-issued)."""
+        self._swap_everywhere(new, lambda real: real is old)
+
+    def _swap_everywhere(self, new: VariableTracker, is_old) -> None:
         def swap(v):
             real = v.peek() if isinstance(v, LazyVariableTracker) else v
             if real is None:
-                return v  # never realized: it cannot hold the mutated container
-            if getattr(real, "mutation_id", None) == mutation_id:
+                return v  # never realized: it cannot hold the tracker swapped
+            if is_old(real):
                 return new
             return real.replace_children(swap) if real.children() else v
 
@@ -224,7 +231,6 @@ class InstructionTranslator(ExceptionOpcodes):
             tx.stack = [swap(v) for v in tx.stack]
             tx.symbolic_locals = {k: swap(v) for k, v in tx.symbolic_locals.items()}
         self.output.side_effects.replace_trackers(swap)
-        self.output.side_effects.record_container(new)
 
     def call_function(self, fn: VariableTracker, args, kwargs) -> None:
         real = fn.realize()
@@ -232,6 +238,18 @@ class InstructionTranslator(ExceptionOpcodes):
             self.push(ExceptionVariable.construct(real.value, list(args), dict(kwargs), self))
             return
         self.push(fn.call_function(self, list(args), dict(kwargs)))
+
+    # ---- the trackers' ways up: they sit below the builder and the inliner ----------------
+    def build(self, value, source: Source | None = None, *, lazy: bool = False) -> VariableTracker:
+        """What VariableTracker.build answers: `lazy` defers a sourced value's guards to its first use."""
+        if source is None:
+            return build_sourceless(self, value)
+        return build_lazy(self, value, source) if lazy else build_from_source(self, value, source)
+
+    def inline_call(self, fn: VariableTracker, args: list, kwargs: dict) -> VariableTracker:
+        """The result of a user function's call, its body traced by a child translator."""
+        from .inline import inline_call  # a real cycle: inline.py's child translator subclasses this one
+        return inline_call(self, fn, args, kwargs)
 
     # ---- stack manipulation ---------------------------------------------------------------
     def NOP(self, inst): pass

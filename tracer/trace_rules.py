@@ -20,6 +20,12 @@ import re
 import sys
 import types
 
+import torch
+import torch._utils
+import torch.compiler
+import torch.nn.functional
+import torch.overrides
+
 # Parts of torch that are Python machinery, not operators.
 _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.utils", "torch.compiler",
                     "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
@@ -60,8 +66,6 @@ def _tensor_operators() -> frozenset:
     """ids of the Python functions that are one graph node each: the public ones of `torch` and
     `torch.nn.functional` that torch itself lists as overridable by __torch_function__ (derived
     from torch, not a table of ours), as Dynamo puts them in the graph."""
-    import torch.nn.functional
-    import torch.overrides
     found = set()
     for namespace, functions in torch.overrides.get_overridable_functions().items():
         if namespace not in (torch, torch.nn.functional):
@@ -76,16 +80,13 @@ def _tensor_operators() -> frozenset:
 @functools.lru_cache(maxsize=1)
 def _trace_time_answers() -> dict:
     """Python functions of torch whose answer at trace time is known: a compile is under way."""
-    import torch._utils
-    import torch.compiler
     answers = {torch.compiler.is_compiling: True, torch.compiler.is_dynamo_compiling: True,
                torch.compiler.is_exporting: False, torch._utils.is_compiling: True}
     try:
-        from torch.fx._symbolic_trace import is_fx_tracing
+        from torch.fx._symbolic_trace import is_fx_tracing  # not in every torch version
         answers[is_fx_tracing] = False
     except ImportError:
         pass
-    import sys
     external = sys.modules.get("torch._dynamo.external_utils")  # only when torch._dynamo was imported
     if external is not None:
         answers[external.is_compiling] = True
@@ -141,7 +142,6 @@ def is_requested_break(fn) -> bool:
 def module_skip_reason(module) -> str | None:
     """Why calling this nn.Module is not traced, as in Dynamo (None: it is).  Dynamo leaves RNN
     modules to run as they are (torch._dynamo.config.allow_rnn is False by default)."""
-    import torch
     if isinstance(module, torch.nn.RNNBase):
         return (f"{type(module).__qualname__} is an RNN module, which Dynamo does not trace "
                 "(torch._dynamo.config.allow_rnn is False): it runs as it is")

@@ -5,7 +5,9 @@ whole of `torch._dynamo` (about a second here).  The app and the command line st
 import in a background thread as they start, while they parse arguments, open the window
 or run the user's script up to its first compile; the first compile then finds it done
 (or waits only for what is left).  Python runs one thread at a time, so this hides the cost
-behind work that waits (I/O, torch's C kernels, Qt), it does not remove it.
+behind work that waits (I/O, torch's C kernels, Qt), it does not remove it.  torch's sympy-based
+shape code (symbolic_shapes, a second or two) comes with it: the engine imports that inside the
+functions that use it (`# lazy: sympy`), so `import tracer` does not wait for it.
 """
 from __future__ import annotations
 

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from app import theme
 from app.models.row_tree_model import monospace_font
+from tracer.debug.views import node_view
 from tracer.export.layout import LayoutNode, layers
 
 TAB_CODE, TAB_DRAWING = range(2)
@@ -264,7 +265,6 @@ class GraphPanel(theme.FollowsTheme, QWidget):
 
     def show_graph_module(self, gm) -> None:
         """A finished torch.fx.GraphModule: its own `gm.code` and a drawing of all its nodes."""
-        from tracer.debug.views import node_view
         self.show_nodes([node_view(n) for n in gm.graph.nodes], 0, code=gm.code.strip())
 
     def highlight_node(self, name: str) -> None:

@@ -8,7 +8,8 @@ hooks were skipped: a wrong answer.
 import torch
 import torch.nn as nn
 
-from differential import T, call, case, parametrize
+from differential import T, call, case, module_case, parametrize
+from differential_breaks import break_case, parametrize_breaks
 
 CASES: list = []
 SEEN: list = []
@@ -75,8 +76,8 @@ test_module_hooks = parametrize(CASES)
 
 
 def test_a_module_with_a_backward_hook_is_called_whole_so_its_hooks_run():
-    """Backward hooks are not traced: the call is a graph break that runs __call__ for real.
-    (Dynamo traces them, so graph counts differ; the results, checked here, do not.)"""
+    """Backward hooks are not traced: the call is a graph break that runs __call__ for real, as in
+    Dynamo 2.13 without compiled autograd (test_diff_backward_hooks compares the graphs)."""
     import warnings
 
     import tracer
@@ -97,3 +98,40 @@ def test_a_module_with_a_backward_hook_is_called_whole_so_its_hooks_run():
     assert torch.equal(out, torch.full((3,), 60.0))
     out.sum().backward()
     assert fired == [30.0] and torch.equal(x.grad, torch.full((3,), 30.0))
+
+
+# ---- a module compiled directly while it has hooks ---------------------------------------------------
+# As Dynamo: a module of the user's runs its hooks in nn.Module.__call__, outside the graphs, each hook
+# a frame compiled on its own; a module whose forward is torch's (nn.Linear) is called from a frame
+# of its own that inlines nn.Module.__call__, hooks included: one graph.
+DIRECT: list = []
+
+
+class Doubled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.linear(x).relu() * 2
+
+
+HOOKED_DIRECTLY = Doubled()
+HOOKED_DIRECTLY.register_forward_pre_hook(doubling_pre_hook)
+HOOKED_DIRECTLY.register_forward_hook(scaling_hook)
+HOOKED_TORCH_MODULE = nn.Linear(3, 3)
+HOOKED_TORCH_MODULE.register_forward_pre_hook(doubling_pre_hook)
+HOOKED_TORCH_MODULE.register_forward_hook(scaling_hook)
+PLAIN_SEQUENTIAL = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+
+DIRECT_FRAMES: list = []
+break_case(DIRECT_FRAMES, call(T(3)), call(T(3)), compiles="C.", breaks=False, all_frames=True,
+           name="a_user_module_compiled_with_hooks")(HOOKED_DIRECTLY)
+DIRECT_FRAMES[-1].globals = globals()  # a module has none of its own: mutations and restoring use this file's
+module_case(DIRECT, "a_torch_module_compiled_with_hooks", HOOKED_TORCH_MODULE, call(T(3)), call(T(3)),
+            compiles="C.")
+module_case(DIRECT, "a_sequential_compiled_as_dynamo_wraps_it", PLAIN_SEQUENTIAL, call(T(2, 3)), call(T(2, 3)),
+            compiles="C.", same_placeholders=True)
+
+test_modules_compiled_with_hooks = parametrize(DIRECT)
+test_user_modules_compiled_with_hooks = parametrize_breaks(DIRECT_FRAMES)

@@ -128,6 +128,25 @@ def _buffer(module, name, make):
     return lambda net: getattr(net, module).register_buffer(name, make())
 
 
+def _marked(module, name, mark):
+    """mark_dynamic and its kin on a tensor of a leaf module: they set attributes on the tensor itself,
+    which changes none of the module's dicts."""
+    return lambda net: mark(getattr(getattr(net, module), name), 0)
+
+
+def _unmarked(module, name):
+    """The marks taken off again (every attribute the marking functions set lives in the tensor's __dict__)."""
+    return lambda net: getattr(getattr(net, module), name).__dict__.clear()
+
+
+def _set_in_place(module, name, make):
+    """The tensor's storage and size replaced in place: the same object, the same dicts, another size."""
+    def set_(net):
+        with torch.no_grad():
+            getattr(getattr(net, module), name).set_(make())
+    return set_
+
+
 # torch's leaf modules: their guards are passed by dict tags once warm
 changed_and_undone("requires_grad_false", _set_requires_grad("out", "weight", False),
                    _set_requires_grad("out", "weight", True))
@@ -143,6 +162,14 @@ changed_and_undone("float_attribute_changed", _attr("norm", "eps", 1e-2), _attr(
 changed_and_undone("eval_then_train", lambda net: net.drop.eval(), lambda net: net.drop.train())
 changed_and_undone("buffer_registered_again", _buffer("bn", "running_mean", lambda: torch.full((3,), 0.5)),
                    _buffer("bn", "running_mean", lambda: torch.zeros(3)), compiles="C....")
+changed_and_undone("weight_marked_dynamic", _marked("out", "weight", torch._dynamo.mark_dynamic),
+                   _unmarked("out", "weight"))
+changed_and_undone("bias_maybe_marked_dynamic", _marked("out", "bias", torch._dynamo.maybe_mark_dynamic),
+                   _unmarked("out", "bias"))
+changed_and_undone("buffer_marked_static", _marked("bn", "running_var", torch._dynamo.mark_static),
+                   _unmarked("bn", "running_var"))
+changed_and_undone("bias_set_in_place_other_size", _set_in_place("out", "bias", lambda: torch.full((1,), 3.0)),
+                   _set_in_place("out", "bias", lambda: torch.full((3,), 0.25)))
 # the user's module around them (never tag safe): the same answers
 changed_and_undone("user_module_data_other_dtype", _data("affine", "w", lambda: torch.linspace(0.5, 1.5, 3).double()),
                    _data("affine", "w", _linspace))

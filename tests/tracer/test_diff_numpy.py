@@ -5,7 +5,7 @@ np.finfo / np.iinfo constants, and dtypes as arguments (guarded by value)."""
 import numpy as np
 import torch
 
-from differential import T, call, case, parametrize, set_global
+from differential import T, call, case, parametrize, parametrize_against_eager, set_global
 from differential_breaks import break_case, parametrize_breaks
 
 CASES: list = []
@@ -90,3 +90,19 @@ def ndarray_alive_at_break(x):
 
 
 test_numpy_at_breaks = parametrize_breaks(BREAK_CASES)
+
+
+# ---- NumPy scalars from outside: guarded constants, on purpose -----------------------------------------
+# Dynamo makes such a scalar a graph input (a 0-d tensor), which promotes as a tensor: an int tensor
+# times np.float64(2.5) comes out float64, where eager (a NumPy scalar promotes as a Python number)
+# gives float32.  Standin keeps eager's dtypes, so these compare with eager only.
+EAGER_ONLY: list = []
+
+
+@case(EAGER_ONLY, call(torch.arange(3, dtype=torch.int32), np.float64(2.5)),
+      call(torch.arange(3, dtype=torch.int32), np.float64(4.0)), compiles="CC")
+def numpy_scalar_argument_times_an_int_tensor(x, s):
+    return x * s, torch.add(x, s)
+
+
+test_numpy_scalars_from_outside = parametrize_against_eager(EAGER_ONLY)

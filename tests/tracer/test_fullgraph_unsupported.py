@@ -14,12 +14,6 @@ import torch
 import tracer
 
 
-def tensor_backward_hook(x):
-    y = x * 2
-    y.register_hook(lambda grad: grad * 3)
-    return y.sum()
-
-
 HOOKED = torch.nn.Linear(2, 2)
 HOOKED.register_full_backward_hook(lambda module, grad_in, grad_out: None)
 
@@ -57,7 +51,6 @@ def assert_failing_inside_try(x):
 
 
 @pytest.mark.parametrize("fn, construct, line", [
-    (tensor_backward_hook, "Tensor.register_hook()", 2),
     (module_with_a_backward_hook, "_backward_hooks", 1),
     (numpy_random, "np.random.rand()", 1),
     (ndarray_dtype, "ndarray.dtype", 1),

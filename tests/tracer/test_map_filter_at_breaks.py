@@ -2,9 +2,8 @@
 Dynamo rebuilds it: `map(fn, *iterators)` over what its iterators have left, one object however
 many names hold it.  The frame before the break compiles its graph instead of running eagerly.
 
-Compared with eager only: the resume function meets the rebuilt object as one from outside,
-which Standin does not trace yet (it breaks there, and the object runs for real), while Dynamo
-traces it on; the outputs are the same.
+The resume function meets the rebuilt object as one from outside; like Dynamo 2.13, which has no
+tracker for a map or filter from outside, it breaks where it uses it (the object runs for real).
 """
 import itertools
 
@@ -12,6 +11,7 @@ import pytest
 import torch
 
 import tracer
+from differential_breaks import T, break_case, call, parametrize_breaks
 
 
 def map_half_consumed(x):
@@ -61,3 +61,12 @@ def test_an_endless_counter_alive_at_a_break_runs_the_frame_eagerly_with_a_reaso
     x = torch.randn(3)
     torch.testing.assert_close(opt(x), count_alive_at_a_break(x))
     assert "count object alive at a graph break" in (opt.cache_entries[0].eager_reason or "")
+
+
+# Against Dynamo: it has no tracker for a map or filter from outside either ("missing tp_iter"), so its
+# resume function breaks where it uses the rebuilt object, as ours does: the same graphs.
+BREAKS: list = []
+for _fn in (map_half_consumed, map_over_two_iterables, filter_with_none):
+    break_case(BREAKS, call(T(3)), call(T(3)), compiles="C.")(_fn)
+
+test_the_resume_function_breaks_where_dynamo_does = parametrize_breaks(BREAKS)

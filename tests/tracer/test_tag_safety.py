@@ -10,6 +10,7 @@ import torch
 from torch._C._dynamo.guards import RootGuardManager
 
 import tracer
+from tracer.guards.kinds import KINDS, TensorMeta
 from tracer.guards.tag_safety import SAFE_LEAVES, mark_tag_safe_roots
 
 KIND = importlib.import_module("torch._dynamo.guards").GuardManagerType.GUARD_MANAGER
@@ -153,7 +154,7 @@ def test_a_compiled_networks_roots_are_its_torch_leaf_modules_whose_leaves_are_a
             find(child)
     for manager in modules:
         find(manager)
-    assert (linear in roots) == (_leaves_under(found[0]) <= SAFE_LEAVES)  # e.g. a NO_HASATTR on a tensor
+    assert linear in roots and _leaves_under(found[0]) <= SAFE_LEAVES  # its tensors' markers read from dicts
     assert "L['self']" not in roots  # modules under it
     tracer.reset()
 
@@ -170,3 +171,35 @@ def test_the_fast_path_skips_a_tensors_other_leaves_which_is_why_they_keep_a_mod
     assert all(root.check({"m": layer}) for _ in range(3))
     layer.weight._marked = True
     assert root.check({"m": layer}) is True  # missed: an attribute set on a tensor changes no dict
+
+
+def test_a_tensors_marker_read_from_its_own_dict_keeps_the_module_safe_and_the_fast_path_sees_it_set():
+    layer = torch.nn.Linear(2, 2)
+    root, module, instance_dict, parameters = _linear_tree(layer)
+    for key, tensor in zip(layer._parameters, parameters.get_child_managers()):
+        marks = tensor.get_generic_dict_manager(f"W[{key!r}].__dict__", layer._parameters[key].__dict__, KIND)
+        marks.add_dict_contains_guard(False, "_marked", ["not hasattr(W, '_marked')"], None)
+    assert mark_tag_safe_roots(root, _no_twin) == [module]
+    assert all(root.check({"m": layer}) for _ in range(3))
+    layer.bias._marked = True
+    assert root.check({"m": layer}) is False  # the tensor's __dict__ has a new version tag
+
+
+def test_the_tensor_check_reads_the_marker_from_the_dict_except_where_the_type_has_its_own_getattr():
+    class Lookup(torch.Tensor):
+        def __getattr__(self, name):
+            raise AttributeError(name)
+
+    found = {}
+    for t in (torch.randn(2), torch.nn.Parameter(torch.randn(2)), torch.randn(2).as_subclass(Lookup)):
+        root = RootGuardManager()
+        manager = root.framelocals_manager(("t", 0), "L['t']", t, KIND)
+        KINDS["TENSOR_MATCH"].native(manager, TensorMeta.of(t), ["check_tensor(L['t'])"], t)
+        found[type(t).__name__] = ([type(leaf).__name__ for leaf in manager.get_leaf_guards()],
+                                   [m.get_source() for m in manager.get_child_managers()])
+        assert root.check({"t": t})
+        torch._dynamo.mark_dynamic(t, 0)
+        assert not root.check({"t": t})  # either way, marking it later fails the check
+    assert found == {"Tensor": (["TENSOR_MATCH"], ["L['t'].__dict__"]),
+                     "Parameter": (["TENSOR_MATCH"], ["L['t'].__dict__"]),
+                     "Lookup": (["TENSOR_MATCH", "NO_HASATTR"], [])}

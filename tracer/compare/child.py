@@ -16,17 +16,18 @@ import random
 import signal
 import sys
 
+import torch
+
 SEED_VARIABLE = "STANDIN_COMPARE_SEED"
 DEFAULT_SEED = 0
 
 
 def seed_everything(seed: int) -> None:
     """Python's, torch's and (when installed) NumPy's generators, as the script will first see them."""
-    import torch
     random.seed(seed)
     torch.manual_seed(seed)
     try:
-        import numpy
+        import numpy  # optional: NumPy may be absent
     except ImportError:
         return
     numpy.random.seed(seed % 2**32)
@@ -39,9 +40,9 @@ def main(argv: list[str]) -> int:
     engine, out, script, args = argv[0], argv[1], argv[2], argv[3:]
     seed_everything(int(os.environ.get(SEED_VARIABLE, DEFAULT_SEED)))
     if engine == "dynamo":
-        from .dynamo_side import run_under_dynamo as run
+        from .dynamo_side import run_under_dynamo as run  # lazy: a child runs one engine; this one, torch._dynamo
     else:
-        from .standin_side import run_under_standin as run
+        from .standin_side import run_under_standin as run  # lazy: a child runs one engine
     record = run(script, args)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Stop (or Ctrl+C) must not cut the record short
     tmp = out + ".part"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from importlib.metadata import version
 
 from ..debug import Session
 from ..export.graphs import describe
@@ -12,7 +13,6 @@ from .records import BreakRecord, CompileRecord, FrameRecord, GuardRecord, RunRe
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
         return f"standin {version('standin')}"
     except Exception:  # noqa: BLE001 - run from a source tree
         return "standin (source tree)"

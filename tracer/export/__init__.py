@@ -49,7 +49,7 @@ def planned_files(report: dict, comparison=None) -> list[tuple[str, str]]:
              ("explain.txt", explain_text(report)),
              ("stdout.txt", report["stdout"])]
     if comparison is not None:
-        from ..compare import comparison_text
+        from ..compare import comparison_text  # cycle: tracer.compare's standin_side imports tracer.export
         files.append(("compare.txt", comparison_text(comparison)))
     for frame in report["frames"]:
         for entry in frame["entries"]:

@@ -229,7 +229,7 @@ def load_graph_module(path: str) -> torch.nn.Module:
 
 def _hint(value):
     if isinstance(value, (torch.SymInt, torch.SymBool)):
-        from torch.fx.experimental.symbolic_shapes import guarding_hint_or_throw
+        from torch.fx.experimental.symbolic_shapes import guarding_hint_or_throw  # lazy: sympy (warmup.py)
         return guarding_hint_or_throw(value)
     return value
 

@@ -49,6 +49,7 @@ import dis
 import io
 import os
 import re
+from importlib.metadata import version
 
 from ..guards.report import guard_to_json, source_tree
 from .graphs import describe, graph_python
@@ -58,7 +59,6 @@ SCHEMA = "standin.report/1"
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
         return version("standin")
     except Exception:  # noqa: BLE001 - an uninstalled source tree: the report still writes
         return "0+unknown"
@@ -206,7 +206,7 @@ def build_report(session, comparison=None) -> dict:
         "recompiles": recompiles,
     }
     if comparison is not None:
-        from ..compare import comparison_json
+        from ..compare import comparison_json  # cycle: tracer.compare's standin_side imports this module
         report["comparison"] = comparison_json(comparison)
     return report
 

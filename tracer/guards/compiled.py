@@ -31,7 +31,7 @@ class GuardSet:
     def attach_native(self, code, f_locals: dict, f_globals: dict):
         """Build torch's native guard tree from the frame these guards were made on (its values at
         compile time); None, and the Python check stays, if torch cannot hold one of them."""
-        from .native import NativeGuards
+        from .native import NativeGuards  # cycle: .native -> .compiled
         try:
             self.native = NativeGuards(self.guards, code, f_locals, f_globals)
         except Exception:  # noqa: BLE001 - a guard torch's tree cannot take: the generated Python check answers

@@ -13,6 +13,7 @@ and the torch native guard that answers the same question (`native`, used by
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -81,7 +82,6 @@ class ShapeCheck:
 
 @functools.lru_cache(maxsize=1024)
 def _shape_check(python: str):
-    from ..source import SOURCE_NAMESPACE
     return eval(compile(f"lambda L, G: ({python})", "<shape guard>", "eval"),
                 {**SOURCE_NAMESPACE, "math": math, "torch": torch})
 
@@ -278,7 +278,27 @@ def _tensor_native(manager, m, verbose, example) -> None:
     manager.add_tensor_match_guard(example, list(m.size), list(m.stride), verbose[0], verbose, None, m.type,
                                    m.dispatch_keys)
     if not m.marked:  # as Dynamo's DIMENSION_DYNAMIC_MARKING guards: marking it later recompiles
-        manager.add_no_hasattr_guard(MARKED, [f"{verbose[0]}: not hasattr(tensor, {MARKED!r})"], None)
+        _unmarked_native(manager, [f"{verbose[0]}: not hasattr(tensor, {MARKED!r})"], example)
+
+
+def _unmarked_native(manager, verbose, example) -> None:
+    """The marker's absence.  mark_dynamic sets it in the tensor's own __dict__, so where the tensor's
+    type reads attributes the ordinary way, "not in its __dict__" is the same test, and one whose
+    dict version tag the tag-safe fast path keeps checking (a NO_HASATTR leaf it would skip)."""
+    cls = type(example)
+    if (cls.__getattribute__ is object.__getattribute__ and not hasattr(cls, "__getattr__")
+            and not hasattr(cls, MARKED) and type(getattr(example, "__dict__", None)) is dict):
+        instance_dict = manager.get_generic_dict_manager(f"{manager.get_source()}.__dict__", example.__dict__,
+                                                         manager_kind())
+        instance_dict.add_dict_contains_guard(False, MARKED, verbose, None)
+    else:
+        manager.add_no_hasattr_guard(MARKED, verbose, None)
+
+
+def manager_kind():
+    """torch's GuardManagerType.GUARD_MANAGER: the C side imports that enum on its first accessor
+    and accepts no other value, so we hand it the one it already loaded."""
+    return importlib.import_module("torch._dynamo.guards").GuardManagerType.GUARD_MANAGER
 
 
 def _equals_test(e, v, const) -> str:
@@ -300,6 +320,15 @@ def _dict_contains_native(manager, e, verbose, example) -> None:
         raise TypeError("not a dict")
     manager.add_type_match_guard(id(dict), verbose, None)  # torch's check would raise on another type
     manager.add_dict_contains_guard(e[1], e[0], verbose, None)
+
+
+def _dict_keys_native(manager, e, verbose, example) -> None:
+    """torch's key-order check, after its value's type (the check reads the keys of a mapping, and a
+    value of another type would crash it): keys taken from the example, so they must be the ones expected."""
+    if not isinstance(example, dict) or tuple(example.keys()) != tuple(e):
+        raise TypeError("not a dict with the expected keys")
+    manager.add_type_match_guard(id(type(example)), verbose, None)
+    manager.add_mapping_keys_guard(example, verbose, None)
 
 
 def _length_native(manager, e, verbose, example) -> None:
@@ -360,7 +389,7 @@ KINDS: dict[str, GuardKind] = {kind.name: kind for kind in (
               lambda e, v, const: f"_iter_len({v}) == {e}"),
     GuardKind("DICT_KEYS_MATCH", lambda n, e: f"list({n}.keys()) == {list(e)!r}",
               lambda e, v, const: f"tuple({v}.keys()) == {const(e)}",
-              lambda e, value: f"got keys {list(value.keys())!r}"),
+              lambda e, value: f"got keys {list(value.keys())!r}", native=_dict_keys_native),
     GuardKind("DICT_CONTAINS", lambda n, e: f"{'' if e[1] else 'not '}___dict_contains({e[0]!r}, {n})",
               lambda e, v, const: f"({const(e[0])} in {v}) is {e[1]}", native=_dict_contains_native),
     GuardKind("DUPLICATE_INPUT", lambda n, e: " is ".join(e), lambda e, v, const: f"{v}[0] is {v}[1]",

@@ -11,7 +11,6 @@ made from its tensor.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
 import sys
 import types
@@ -24,14 +23,8 @@ from torch._C._dynamo.guards import RootGuardManager
 from ..source import (SOURCE_NAMESPACE, AttrSource, BuiltinSource, GetItemSource, GlobalsDictSource, GlobalSource,
                       LocalSource, ModuleSource, SourceGroup, TypeSource, builtins_of)
 from .compiled import build_tree
-from .kinds import kind_of, leaf_function
+from .kinds import kind_of, leaf_function, manager_kind
 from .tag_safety import mark_tag_safe_roots
-
-
-def _manager_kind():
-    """torch's GuardManagerType.GUARD_MANAGER: the C side imports that enum on its first accessor
-    and accepts no other value, so we hand it the one it already loaded."""
-    return importlib.import_module("torch._dynamo.guards").GuardManagerType.GUARD_MANAGER
 
 
 class NativeGuards:
@@ -40,7 +33,7 @@ class NativeGuards:
     def __init__(self, guards, code: types.CodeType, f_locals: dict, f_globals: dict):
         self.f_globals = f_globals
         self.root = RootGuardManager()
-        self._kind = _manager_kind()
+        self._kind = manager_kind()
         self._locals = {name: i for i, name in enumerate(code_framelocals_names(code))}
         self._globals = None
         self._builtins = None

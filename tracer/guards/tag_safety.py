@@ -9,7 +9,9 @@ NO_HASATTR say, are skipped: tests/tracer/test_tag_safety.py pins both).  That i
 value below the root is reached through dicts and nothing read can change
 without changing one of them, so a node is tag safe here only when:
 
-- it guards a tensor, reached by nothing further, with no object-aliasing guard;
+- it guards a tensor with no object-aliasing guard, reached by nothing further
+  or only its own `__dict__`, tag safe (where the marking guard reads whether
+  `mark_dynamic` has set its marker: the dict's tag covers it);
 - or an immutable value (an int, a str, ...) with no accessor below it;
 - or an exact `tuple` whose children are all its items, each tag safe;
 - or an exact `dict` (not a subclass: an OrderedDict reorders without a new tag)
@@ -71,7 +73,8 @@ def is_tag_safe(manager, children) -> bool:
     kind = manager.get_type_of_guarded_value()
     accessors = manager.get_accessors()
     if issubclass(kind, torch.Tensor):
-        return not accessors and not manager.has_object_aliasing_guard()
+        return (all(isinstance(a, GetGenericDictGuardAccessor) for a in accessors) and _all_safe(children)
+                and not manager.has_object_aliasing_guard())
     if kind is dict:
         return all(isinstance(a, DictGetItemGuardAccessor) for a in accessors) and _all_safe(children)
     if kind is tuple:

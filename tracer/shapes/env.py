@@ -12,6 +12,9 @@ import functools
 from dataclasses import dataclass, field
 
 import torch
+from torch._guards import GuardSource
+from torch._guards import Source as TorchSource
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from ..exc import UserError
 from ..source import Source
@@ -28,9 +31,6 @@ from .provenance import CauseLog, ShapeCause, attribute
 @functools.cache
 def _torch_source_class():
     """A torch Source naming a Standin Source: what ShapeEnv keys symbols and guards by."""
-    from torch._guards import GuardSource
-    from torch._guards import Source as TorchSource
-
     @dataclass(frozen=True)
     class StandinSource(TorchSource):
         standin: Source
@@ -84,8 +84,7 @@ class ShapeTracking:
     float_outputs: dict = field(default_factory=dict)  # SymFloat node -> its 0-d tensor graph output
 
     def __post_init__(self):
-        from torch._subclasses.fake_tensor import FakeTensorMode
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv  # lazy: sympy (warmup.py)
         self.env = ShapeEnv(allow_scalar_outputs=False, allow_dynamic_output_shape_ops=False)
         self.fake_mode = FakeTensorMode(shape_env=self.env)
         self.log = CauseLog(self.env)
@@ -103,8 +102,8 @@ class ShapeTracking:
             RelaxedUnspecConstraint,
             StatefulSymbolicContext,
             StrictMinMaxConstraint,
-        )
-        from torch.utils._sympy.value_ranges import ValueRanges
+        )  # lazy: sympy (warmup.py)
+        from torch.utils._sympy.value_ranges import ValueRanges  # lazy: sympy (warmup.py)
         sizes, constraints = [], []
         for dim, choice in enumerate(choices):
             if not choice.dynamic:
@@ -139,7 +138,7 @@ class ShapeTracking:
 
     def symbolic_int(self, tx, source: Source, value: int):
         """A SymInt for an int argument that automatic dynamic (or dynamic=True) made symbolic."""
-        from torch.fx.experimental.symbolic_shapes import DimDynamic
+        from torch.fx.experimental.symbolic_shapes import DimDynamic  # lazy: sympy (warmup.py)
         torch_source = _torch_source_class()(source)
         why = f"the int {source.name()} is symbolic ({'dynamic=True' if self.mode is True else 'its value changed'})"
         with self.log.because(tx, why, "SymNodeVariable"):
@@ -151,7 +150,7 @@ class ShapeTracking:
     def symbolic_float(self, tx, source: Source, value: float):
         """A SymFloat for a float argument whose value changed (or any, with dynamic=True), as Dynamo's
         unspecialised floats: the graph takes it as a 0-d float64 tensor and reads it back with item()."""
-        from torch.fx.experimental.symbolic_shapes import DimDynamic
+        from torch.fx.experimental.symbolic_shapes import DimDynamic  # lazy: sympy (warmup.py)
         torch_source = _torch_source_class()(source)
         why = f"the float {source.name()} is symbolic ({'dynamic=True' if self.mode is True else 'its value changed'})"
         with self.log.because(tx, why, "SymNodeVariable"):
@@ -195,7 +194,7 @@ class ShapeTracking:
         placeholders = [i.example for i in self.inputs]
         sources = [i.torch_source for i in self.inputs]
         contexts = [i.context for i in self.inputs]
-        from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
+        from torch.fx.experimental.symbolic_shapes import ConstraintViolationError  # lazy: sympy (warmup.py)
         try:
             python, verbose = self.env.produce_guards_verbose(placeholders, sources, source_ref=lambda s: s.name,
                                                               input_contexts=contexts)[:2]
@@ -267,7 +266,7 @@ def _plain(value):
 def _marked_range(tensor, dim: int):
     for constraint in getattr(tensor, "_dynamo_dynamic_range", ()) or ():
         if constraint.dim == dim and (constraint.min is not None or constraint.max is not None):
-            from torch.utils._sympy.numbers import int_oo
+            from torch.utils._sympy.numbers import int_oo  # lazy: sympy (warmup.py)
             return (constraint.min if constraint.min is not None else 2,
                     constraint.max if constraint.max is not None else int_oo)
     return None

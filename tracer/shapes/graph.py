@@ -12,6 +12,7 @@ import re
 
 import torch
 import torch.fx
+from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
 
 from ..variables.sym import SYM_TYPES
 
@@ -35,7 +36,7 @@ def unbound_symbols(fake: torch.Tensor, bound: dict):
     entries += [("stride", i, s) for i, s in enumerate(fake.stride())]
     entries.append(("storage_offset", None, fake.storage_offset()))
     seen = set(bound)
-    import sympy
+    import sympy  # lazy: sympy (warmup.py)
     for prop, index, value in entries:
         if isinstance(value, torch.SymInt) and isinstance(value.node.expr, sympy.Symbol) \
                 and value.node.expr not in seen:
@@ -46,7 +47,7 @@ def unbound_symbols(fake: torch.Tensor, bound: dict):
 
 def binds_symbol(node: torch.fx.Node) -> bool:
     """A placeholder whose value is still one plain symbol (a size's `s77`, an int argument's)."""
-    import sympy
+    import sympy  # lazy: sympy (warmup.py)
     example = node.meta.get("example_value")
     return node.op == "placeholder" and isinstance(example, torch.SymInt) and isinstance(example.node.expr,
                                                                                         sympy.Symbol)
@@ -54,7 +55,7 @@ def binds_symbol(node: torch.fx.Node) -> bool:
 
 def symbols_used_by(nodes) -> set:
     """The symbols the remaining (non-symbol) inputs' example values still carry."""
-    from torch.fx.experimental.symbolic_shapes import free_symbols
+    from torch.fx.experimental.symbolic_shapes import free_symbols  # lazy: sympy (warmup.py)
     used = set()
     for node in nodes:
         example = node.meta.get("example_value")
@@ -65,14 +66,13 @@ def symbols_used_by(nodes) -> set:
 
 def reify_symbols(graph: torch.fx.Graph, shape_env) -> None:
     """torch's pass that hash-conses symbolic values: a size read equal to a bound symbol becomes it."""
-    from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
     insert_deferred_runtime_asserts(torch.fx.GraphModule(torch.nn.Module(), graph), shape_env, "standin",
                                     export=False)
 
 
 def is_pure_size_node(node: torch.fx.Node) -> bool:
     """A node that only computes a size or arithmetic on symbols: dropped when unused, as in Dynamo."""
-    from torch.fx.experimental.symbolic_shapes import is_accessor_node
+    from torch.fx.experimental.symbolic_shapes import is_accessor_node  # lazy: sympy (warmup.py)
     if node.op == "placeholder" or node.op == "output":
         return False
     if is_accessor_node(node):

@@ -81,6 +81,13 @@ class VariableTracker:
             return bool(self.as_python_constant())
         raise Unsupported(f"truth value of {self.describe()}")
 
+    @staticmethod
+    def build(tx, value, source: Source | None = None, *, lazy: bool = False) -> "VariableTracker":
+        """The tracker of `value`: guarded now when it has a source (on first use when `lazy`), unguarded
+        when it has none (a value made during the trace). The trackers' one door to the builder, a layer
+        above them: the translator `tx` opens it (Dynamo's VariableTracker.build)."""
+        return tx.build(value, source, lazy=lazy)
+
     def reconstruct(self, codegen) -> None:
         if self.source is None:
             raise Unsupported(f"cannot rebuild {self.describe()} in bytecode")

@@ -18,12 +18,15 @@ from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import python_dunder
 from .functional import handler_for, pull
+from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
                     TupleVariable, hash_key, items_of, sorted_items, unique_items)
+from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
+from .user_functions import BaseUserFunctionVariable, UserMethodVariable
 
 # Every builtin function of the math module is pure: fold it on constant arguments.
 MATH_FUNCTIONS = frozenset(fn for fn in vars(math).values() if isinstance(fn, type(math.sqrt)))
@@ -93,13 +96,12 @@ class BuiltinVariable(VariableTracker):
             return apply_operator(tx, self.fn, args)
         if self.fn in CONSTANT_FOLDABLE and all(
                 a.is_python_constant() for a in list(args) + list(kwargs.values())):
-            from ..builder import build_sourceless
             try:
                 value = self.fn(*[a.as_python_constant() for a in args],
                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
             except Exception as error:
                 raise observed(error, f"{name}() raised {type(error).__name__}: {error} at trace time") from error
-            return build_sourceless(tx, value)
+            return VariableTracker.build(tx, value)
         if self.fn is print:
             raise Unsupported("print() has a side effect outside the graph")
         raise Unsupported(f"builtin {name}() on {', '.join(a.describe() for a in args) or 'no arguments'}")
@@ -133,13 +135,12 @@ class BuiltinVariable(VariableTracker):
 
     def call_type(self, tx, obj):
         """type(obj) keeps obj's Source, so class attributes read through it are guarded."""
-        from ..builder import build
         cls = obj.python_type()
         if cls is torch.Tensor:
-            return build(tx, cls)
+            return VariableTracker.build(tx, cls)
         # an object made in the trace has no source, but its class may (cls_source)
         source = TypeSource(obj.source) if obj.source is not None else getattr(obj, "cls_source", None)
-        return build(tx, cls, source)
+        return VariableTracker.build(tx, cls, source)
 
     def call_id(self, tx, obj):
         """id() of a singleton, or of an outside object pinned by an identity guard."""
@@ -153,7 +154,6 @@ class BuiltinVariable(VariableTracker):
         return ConstantVariable(id(real))
 
     def call_super(self, tx, *args):
-        from .misc import SuperVariable
         if args:
             cls, obj = args
             return SuperVariable(cls=cls.as_python_constant(), obj=obj)
@@ -352,8 +352,7 @@ class BuiltinVariable(VariableTracker):
             return self._min_max_by_key(tx, args, key)
         if not any(isinstance(a, TensorVariable) for a in args):
             if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
-                from ..builder import build_sourceless
-                return build_sourceless(tx, self.fn([a.as_python_constant() for a in args]))
+                return VariableTracker.build(tx, self.fn([a.as_python_constant() for a in args]))
             return None
         result = args[0]
         for other in args[1:]:
@@ -397,9 +396,6 @@ class BuiltinVariable(VariableTracker):
     call_float = call_int
 
     def call_callable(self, tx, obj):
-        from .functions import TorchFunctionVariable
-        from .misc import GetAttrVariable, UserDefinedClassVariable
-        from .user_functions import BaseUserFunctionVariable, UserMethodVariable
         if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable, UserMethodVariable,
                             BaseUserFunctionVariable, UserDefinedClassVariable)):
             return ConstantVariable(True)

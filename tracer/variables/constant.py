@@ -11,6 +11,7 @@ import torch
 
 from ..exc import Unsupported, observed
 from .base import VariableTracker
+from .generator import GeneratorVariable
 
 CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented),
                   torch.dtype, torch.device, torch.memory_format, torch.layout, torch.Size,
@@ -52,8 +53,7 @@ def _frozen(value) -> bool:
 
 def _spent(tx, arg: VariableTracker) -> VariableTracker:
     """A generator argument, consumed into a tuple of its items (as a str method would)."""
-    from .generator import GeneratorVariable
-    from .lists import TupleVariable
+    from .lists import TupleVariable  # cycle: .lists -> .constant
     real = arg.realize()
     if isinstance(real, GeneratorVariable):
         return TupleVariable(tuple(real.unpack_var_sequence(tx)))
@@ -87,13 +87,12 @@ class ConstantVariable(VariableTracker):
         if isinstance(self.value, enum.Enum):
             method = inspect.getattr_static(type(self.value), name, None)
             if isinstance(method, types.FunctionType):  # a method the enum's class defines: inlined
-                from .user_functions import UserFunctionVariable, UserMethodVariable
+                from .user_functions import UserFunctionVariable, UserMethodVariable  # cycle: .user_functions -> .constant
                 return UserMethodVariable(UserFunctionVariable(method), self)
         if callable(attr):
-            from .misc import GetAttrVariable
+            from .misc import GetAttrVariable  # cycle: .misc -> .constant
             return GetAttrVariable(self, name)
-        from ..builder import build_sourceless
-        return build_sourceless(tx, attr)  # an enum's .value may be a tuple or another container
+        return VariableTracker.build(tx, attr)  # an enum's .value may be a tuple or another container
 
     def call_method(self, tx, name: str, args, kwargs):
         allowed = _PURE_METHODS.get(type(self.value), ())
@@ -102,7 +101,7 @@ class ConstantVariable(VariableTracker):
         args = [_spent(tx, a) for a in args]  # ",".join(str(i) for i in ...): the items, not the generator
         if not all(a.is_python_constant() for a in list(args) + list(kwargs.values())):
             if isinstance(self.value, (int, float)) and name.startswith("__") and len(args) == 1:
-                from .builtin import apply_operator
+                from .builtin import apply_operator  # cycle: .builtin -> .constant
                 op = getattr(operator, name.strip("_"), None)
                 if op is not None:
                     return apply_operator(tx, op, [self, args[0]])
@@ -111,8 +110,7 @@ class ConstantVariable(VariableTracker):
             *[a.as_python_constant() for a in args],
             **{k: v.as_python_constant() for k, v in kwargs.items()},
         )
-        from ..builder import build_sourceless
-        return build_sourceless(tx, result)
+        return VariableTracker.build(tx, result)
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return isinstance(self.value, (str, torch.Size, frozenset))
@@ -120,8 +118,7 @@ class ConstantVariable(VariableTracker):
     def unpack_var_sequence(self, tx):
         if not self.has_unpack_var_sequence(tx):
             raise Unsupported(f"iterating over {type(self.value).__name__}")
-        from ..builder import build_sourceless
-        return [build_sourceless(tx, v) for v in self.value]  # a frozenset may hold tuples
+        return [VariableTracker.build(tx, v) for v in self.value]  # a frozenset may hold tuples
 
     def reconstruct(self, codegen) -> None:
         codegen.load_const(self.value)

@@ -26,6 +26,8 @@ import torch
 from ..exc import ObservedException, Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .generator import GeneratorVariable
+from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
 
 NONE = ConstantVariable(None)
 
@@ -307,7 +309,6 @@ CONTEXT_TRACKERS = (GradModeVariable, StateSwitchVariable, GeneratorContextVaria
 
 def enter_with(tx, ctx: VariableTracker) -> tuple[VariableTracker, VariableTracker]:
     """BEFORE_WITH: (the exit callable left on the stack, the value `as` binds)."""
-    from .misc import UserDefinedObjectVariable
     if isinstance(ctx, CONTEXT_TRACKERS):
         entered, value = ctx.enter(tx)
         return WithExitVariable(entered), value
@@ -325,7 +326,6 @@ def enter_with(tx, ctx: VariableTracker) -> tuple[VariableTracker, VariableTrack
 def exit_through_exception(tx, exit_fn: VariableTracker, exception: VariableTracker) -> VariableTracker:
     """WITH_EXCEPT_START: __exit__(type, value, None); a true result swallows the exception.
     The traceback is not modelled (Dynamo passes None too)."""
-    from .misc import UserDefinedClassVariable
     args = [UserDefinedClassVariable(exception.python_type()), exception, NONE]
     return exit_fn.call_function(tx, args, {})
 
@@ -380,7 +380,6 @@ def construct_context(tx, cls: type, args: list, kwargs: dict) -> VariableTracke
 
 def _generator_context(tx, func, args, kwargs) -> VariableTracker:
     """What `@contextmanager`'s helper builds: the generator, made now, runs nothing until entered."""
-    from .generator import GeneratorVariable
     gen = func.call_function(tx, list(args.unpack_var_sequence(tx)), {str(k): v for k, v in kwargs.entries.items()})
     if not isinstance(gen, GeneratorVariable):
         raise Unsupported(f"@contextmanager over {func.describe()}, which is not a traced generator function")

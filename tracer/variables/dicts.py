@@ -52,8 +52,8 @@ class ConstDictVariable(VariableTracker):
     def rebuild_call(self):
         """(constructor, leading argument trackers) that remake this dict around a plain one."""
         if self.dict_cls is collections.defaultdict:
-            from .constant import ConstantVariable as Const
-            return self.dict_cls, [self.default_factory if self.default_factory is not None else Const(None)]
+            return self.dict_cls, [self.default_factory if self.default_factory is not None
+                                   else ConstantVariable(None)]
         return self.dict_cls, []
 
     def as_proxy(self):
@@ -94,7 +94,7 @@ class ConstDictVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         if callable(getattr(self.dict_cls, name, None)):
-            from .misc import GetAttrVariable
+            from .misc import GetAttrVariable  # cycle: .misc -> .functional -> .dicts
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
 
@@ -119,7 +119,7 @@ class ConstDictVariable(VariableTracker):
         if name == "__getitem__":
             return self.getitem(tx, args[0])
         if self.dict_cls is collections.Counter:
-            from .functional import COUNTER_METHODS, counter_method
+            from .functional import COUNTER_METHODS, counter_method  # cycle: .functional -> .dicts
             if name in COUNTER_METHODS:
                 return counter_method(tx, self, name, args, kwargs)
         if name == "get":
@@ -150,7 +150,7 @@ class ConstDictVariable(VariableTracker):
         elif name == "update":
             other = args[0].realize() if args else ConstDictVariable({})
             if not isinstance(other, ConstDictVariable):  # an iterable of (key, value) pairs
-                from .builtin import BuiltinVariable
+                from .builtin import BuiltinVariable  # cycle: .builtin -> .dicts
                 other = BuiltinVariable(dict).call_function(tx, [other], {})
             entries.update(other.read_entries())
             entries.update(kwargs)

@@ -14,6 +14,7 @@ import types
 
 from ..exc import Unsupported
 from .constant import ConstantVariable
+from .misc import UserDefinedObjectVariable
 
 _BINARY = {
     operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "truediv",
@@ -42,7 +43,6 @@ _UNARY = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__
 def python_dunder(var, name: str, tx=None):
     """The Python function `type(var).name`, if var is a user object whose class defines one.
     With `tx`, an answer "none" is guarded: a class that gains the dunder later recompiles."""
-    from .misc import UserDefinedObjectVariable
     if type(var) is not UserDefinedObjectVariable:  # modules answer their container dunders themselves
         return None
     cls = var.python_type()

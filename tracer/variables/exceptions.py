@@ -15,6 +15,8 @@ from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
+from .misc import UserDefinedClassVariable
+from .user_functions import UserFunctionVariable
 
 _exception_ids = itertools.count()
 
@@ -46,7 +48,6 @@ def _python_init(cls: type):
 
 def as_exception(var: VariableTracker) -> "ExceptionVariable | None":
     """What `raise var` throws: the exception itself, or an instance of its class."""
-    from .misc import UserDefinedClassVariable
     if isinstance(var, ExceptionVariable):
         return var
     if isinstance(var, UserDefinedClassVariable) and is_exception_class(var.value):
@@ -73,7 +74,6 @@ class ExceptionVariable(VariableTracker):
         init = _python_init(cls)
         if init is not None and tx is not None and plain_exception_class(cls, allowed=("__init__",)):
             exception = ExceptionVariable(exc_type=cls, args=tuple(args))
-            from .user_functions import UserFunctionVariable
             UserFunctionVariable(init).call_function(tx, [exception, *args], dict(kwargs))
             return exception
         if kwargs:
@@ -85,8 +85,7 @@ class ExceptionVariable(VariableTracker):
     @staticmethod
     def from_real(tx, error: BaseException) -> "ExceptionVariable":
         """The tracker of a real exception a tracker met (its args are plain Python values)."""
-        from ..builder import build_sourceless
-        return ExceptionVariable(exc_type=type(error), args=tuple(build_sourceless(tx, a) for a in error.args))
+        return ExceptionVariable(exc_type=type(error), args=tuple(VariableTracker.build(tx, a) for a in error.args))
 
     def python_type(self) -> type:
         return self.exc_type
@@ -109,14 +108,13 @@ class ExceptionVariable(VariableTracker):
         tx.output.side_effects.store_attr(self, self.identity(), name, value)
 
     def var_getattr(self, tx, name):
-        from ..builder import build_sourceless
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
         if name == "args":
             return TupleVariable(self.args)
         if name == "__class__":
-            return build_sourceless(tx, self.exc_type)
+            return VariableTracker.build(tx, self.exc_type)
         if name in ("__cause__", "__context__"):
             linked = self.cause if name == "__cause__" else self.context
             return linked if linked is not None else ConstantVariable(None)

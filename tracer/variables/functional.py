@@ -25,7 +25,7 @@ from .partial import partial_of
 
 
 def _iter(tx, obj):
-    from .builtin import BuiltinVariable
+    from .builtin import BuiltinVariable  # cycle: .builtin -> .functional
     return BuiltinVariable(iter).call_function(tx, [obj], {})
 
 
@@ -121,7 +121,7 @@ def call_product(tx, *iterables, repeat=None):
 
 
 def call_accumulate(tx, iterable, func=None, *, initial=None):
-    from .builtin import BuiltinVariable
+    from .builtin import BuiltinVariable  # cycle: .builtin -> .functional
     func = func if func is not None and not (func.is_python_constant() and func.as_python_constant() is None) \
         else BuiltinVariable(operator.add)
     items = list(items_of(tx, iterable))
@@ -134,7 +134,7 @@ def call_accumulate(tx, iterable, func=None, *, initial=None):
 
 
 def _entries(tx, source=None, kwargs=None):
-    from .builtin import BuiltinVariable
+    from .builtin import BuiltinVariable  # cycle: .builtin -> .functional
     base = BuiltinVariable(dict).call_function(tx, [source] if source is not None else [], kwargs or {})
     return dict(base.entries)
 
@@ -174,7 +174,6 @@ COUNTER_METHODS = frozenset({"update", "subtract", "total", "elements", "most_co
 
 def counter_method(tx, counter: ConstDictVariable, name: str, args, kwargs):
     """Counter's own methods, on counts known at trace time."""
-    from ..builder import build_sourceless
     if name in ("update", "subtract"):
         sign = 1 if name == "update" else -1
         entries = dict(counter.entries)
@@ -191,7 +190,7 @@ def counter_method(tx, counter: ConstDictVariable, name: str, args, kwargs):
                                           for _ in range(v.as_python_constant())))
     real = counter.as_python_constant()  # total(), most_common(n): folded
     counter.guard_keys()
-    return build_sourceless(tx, getattr(real, name)(*[a.as_python_constant() for a in args]))
+    return VariableTracker.build(tx, getattr(real, name)(*[a.as_python_constant() for a in args]))
 
 
 class _Count:

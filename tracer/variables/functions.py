@@ -9,6 +9,10 @@ from .. import trace_rules
 from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .lists import BaseListVariable
+from .numpy import NumpyNdarrayVariable, tensor_from_ndarray
+from .sym import SymNodeVariable
+from .tensor import TensorVariable
 
 # Answered at trace time from what the tracer knows; never graph nodes: the parameter (None: no
 # parameter; "obj/": positional only, as torch.is_tensor's) and the answer from its tracker.
@@ -32,7 +36,6 @@ _TORCH_FUNCTION_CHECKS = {
 
 def _has_torch_function(args) -> ConstantVariable:
     """Whether an argument's class defines __torch_function__ (tensors we trace are plain)."""
-    from .tensor import TensorVariable
     overriding = [a for a in args if not isinstance(a.realize(), TensorVariable)
                   and hasattr(a.realize().python_type(), "__torch_function__")]
     if overriding:
@@ -52,21 +55,17 @@ def _folded(fn, args: list, kwargs: dict) -> ConstantVariable:
 
 
 def _has_symbolic_size(v) -> bool:
-    from .tensor import TensorVariable
     return isinstance(v, TensorVariable) and v.has_symbolic_size()
 
 
 def _holds_symbol(v) -> bool:
     """A symbolic int or float, or a list or tuple (nested) holding one."""
-    from .lists import BaseListVariable
-    from .sym import SymNodeVariable
     if isinstance(v, SymNodeVariable):
         return True
     return isinstance(v, BaseListVariable) and any(_holds_symbol(item.realize()) for item in v.items)
 
 
 def _example(v, name: str) -> torch.Tensor:
-    from .tensor import TensorVariable
     if not isinstance(v, TensorVariable):
         raise Unsupported(f"TypeError: torch.{name}() of a {v.python_type().__name__}, not a Tensor")
     return v.example
@@ -103,12 +102,10 @@ def _fold_on_constants(fn_var, args, kwargs):
 
 
 def _is_ndarray(v) -> bool:
-    from .numpy import NumpyNdarrayVariable
     return isinstance(v, NumpyNdarrayVariable)
 
 
 def _is_tensor(v) -> bool:
-    from .tensor import TensorVariable
     return isinstance(v.realize(), TensorVariable)
 
 
@@ -141,7 +138,6 @@ class TorchFunctionVariable(VariableTracker):
             if folded is not None:
                 return folded
         if self.fn in (torch.from_numpy, torch.as_tensor) and args and _is_ndarray(args[0]) and len(args) == 1:
-            from .numpy import tensor_from_ndarray
             return tensor_from_ndarray(tx, args[0])
         if self.fn in _REFUSED:
             raise Unsupported(_REFUSED[self.fn])

@@ -20,8 +20,7 @@ class LazyVariableTracker(VariableTracker):
 
     def realize(self) -> VariableTracker:
         if not self._realized:
-            from ..builder import build_from_source
-            self._realized.append(build_from_source(self.tx, self.value, self.source))
+            self._realized.append(VariableTracker.build(self.tx, self.value, self.source))
             on_realize = getattr(getattr(self.tx, "hook", None), "on_realize", None)
             if on_realize is not None:
                 on_realize(self)

@@ -9,6 +9,7 @@ import torch
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
+from .tensor import TensorVariable
 
 
 def _const_args(args, kwargs, what: str):
@@ -66,7 +67,7 @@ class BaseListVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         if callable(getattr(self.python_type(), name, None)):
-            from .misc import GetAttrVariable
+            from .misc import GetAttrVariable  # cycle: .misc -> .lists
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
 
@@ -183,7 +184,7 @@ class ObjectKey:
 
 
 def _hashed_by_identity(item) -> bool:
-    from .misc import UserDefinedObjectVariable
+    from .misc import UserDefinedObjectVariable  # cycle: .misc -> .lists
     if not isinstance(item, UserDefinedObjectVariable):
         return False
     cls = item.python_type()
@@ -193,7 +194,6 @@ def _hashed_by_identity(item) -> bool:
 
 def hash_key(item: VariableTracker):
     """What a set or a dict tells an item apart by: a constant's value, a tensor's or an object's identity."""
-    from .tensor import TensorVariable
     item = item.realize()
     if isinstance(item, TensorVariable):
         return TensorKey(item)
@@ -265,7 +265,6 @@ class SetVariable(BaseListVariable):
             self.mutated(tx, items)
             return ConstantVariable(None)
         if all(a.is_python_constant() for a in [self, *args]):
-            from ..builder import build_sourceless
             real = self.as_python_constant()
             before = set(real)
             try:
@@ -273,8 +272,8 @@ class SetVariable(BaseListVariable):
             except Exception as error:  # pop() from an empty set, a bad argument: the program's exception
                 raise observed(error, f"set.{name}() raised {type(error).__name__}: {error}") from error
             if real != before:  # pop(), difference_update(), ...: the set itself changed
-                self.mutated(tx, [build_sourceless(tx, v) for v in real])
-            return build_sourceless(tx, result)
+                self.mutated(tx, [VariableTracker.build(tx, v) for v in real])
+            return VariableTracker.build(tx, result)
         raise Unsupported(f"set.{name}() on a set holding tensors")
 
 

@@ -9,8 +9,15 @@ import torch
 
 from ..exc import ObservedException, Unsupported, observed
 from ..source import AttrSource, GetItemSource, Source, TypeSource
+from ..trace_rules import is_requested_break
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
+from .functional import handler_for
+from .functions import CONSTANT_CLASSES, TorchFunctionVariable
+from .lists import NamedTupleVariable
+from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, construct_user_object, dict_base,
+                              is_generic_slot, python_slot)
+from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +77,6 @@ def guarded_function(tx, fn: types.FunctionType, source: Source | None):
     torch's own methods (Linear.forward, ...) are library code nobody swaps between calls,
     as Dynamo also assumes: guarding them was a fifth of a deep module's guards.
     """
-    from .user_functions import UserFunctionVariable
     tracker = UserFunctionVariable(fn, source=source)
     module = getattr(fn, "__module__", None) or ""
     if source is not None and module.split(".")[0] != "torch":
@@ -89,8 +95,6 @@ def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_va
     the class gives (`type(o).f`, which for a staticmethod is already the function).  The function
     that runs is guarded on its code: replacing it recompiles.
     """
-    from .user_functions import UserMethodVariable
-
     def part(name):
         return AttrSource(source, name) if source is not None else None
     if isinstance(attr, types.FunctionType):
@@ -117,7 +121,6 @@ class SkippedFunctionVariable(VariableTracker):
         return self.value
 
     def call_function(self, tx, args, kwargs):
-        from ..trace_rules import is_requested_break
         if is_requested_break(self.value):
             message = [a.as_python_constant() for a in [*args, *kwargs.values()] if a.is_python_constant()]
             raise Unsupported("torch._dynamo.graph_break(): a graph break the code asks for"
@@ -183,7 +186,6 @@ class PythonModuleVariable(VariableTracker):
         return self.value
 
     def var_getattr(self, tx, name):
-        from ..builder import build
         try:
             attr = getattr(self.value, name)
         except AttributeError as error:
@@ -191,7 +193,7 @@ class PythonModuleVariable(VariableTracker):
                 tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
             raise Unsupported(f"module {self.value.__name__} has no attribute {name!r}") from error
         source = AttrSource(self.source, name) if self.source is not None else None
-        return build(tx, attr, source)
+        return VariableTracker.build(tx, attr, source)
 
     def short_repr(self) -> str:
         return f"module {self.value.__name__}"
@@ -216,8 +218,6 @@ class UserDefinedClassVariable(VariableTracker):
         return False
 
     def var_getattr(self, tx, name):
-        from ..builder import build
-        from .user_functions import UserMethodVariable
         stored = recorded_class_attr(tx, self.value, name)
         if stored is not None:
             return stored
@@ -231,33 +231,30 @@ class UserDefinedClassVariable(VariableTracker):
             raise
         source = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(attr, staticmethod):  # Cls.f is the function itself: guarded, a swap recompiles
-            return build(tx, attr.__func__, source)
+            return VariableTracker.build(tx, attr.__func__, source)
         if isinstance(attr, classmethod):  # Cls.f is a new bound method per read: its __func__ is guarded
             fn_source = AttrSource(source, "__func__") if source is not None else None
             return UserMethodVariable(guarded_function(tx, attr.__func__, fn_source), self)
         if isinstance(attr, property):
             raise Unsupported(f"property {self.value.__name__}.{name} read from the class")
-        return build(tx, getattr(self.value, name), source)
+        return VariableTracker.build(tx, getattr(self.value, name), source)
 
     def call_function(self, tx, args, kwargs):
-        from .builtin import BuiltinVariable
+        from .builtin import BuiltinVariable  # cycle: .builtin -> .misc
         if self.value in BuiltinVariable.CONSTRUCTORS or self.value in (type, super, object):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
-        from .functional import handler_for
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if self.value in FOLDED_CLASSES and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             return _fold_construction(tx, self.value, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
-        from .ctx_manager import construct_context
+        from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
             return context
-        from .functions import CONSTANT_CLASSES, TorchFunctionVariable
         if self.value in CONSTANT_CLASSES:  # torch.finfo(dtype): a constant of numbers
             return TorchFunctionVariable(self.value).call_function(tx, args, kwargs)
-        from .object_protocol import construct_user_object
         return construct_user_object(tx, self, args, kwargs)
 
     def store_attr(self, tx, name, value):
@@ -297,7 +294,6 @@ def recorded_class_attr(tx, cls: type, name: str):
 
 
 def _construct_namedtuple(tx, cls, args, kwargs):
-    from .lists import NamedTupleVariable
     fields = cls._fields
     values = dict(zip(fields, args))
     if len(args) > len(fields):
@@ -344,7 +340,6 @@ class UserDefinedObjectVariable(VariableTracker):
         """`obj.name` as type(obj).__getattribute__ answers it: a Python override is traced inline
         (its `super().__getattribute__` comes back to generic_getattr), with __getattr__ as the
         fallback when it raises AttributeError."""
-        from .object_protocol import python_slot
         getattribute = python_slot(self.python_type(), "__getattribute__")
         if getattribute is None:
             return self.generic_getattr(tx, name)
@@ -359,19 +354,13 @@ class UserDefinedObjectVariable(VariableTracker):
 
     def _call_special(self, tx, fn, name: str, args: list):
         """A special method the class defines in Python, called on self; guarded where it was read."""
-        from ..builder import build
         cls_source = TypeSource(self.source) if self.source is not None else self.cls_source
-        fn_var = build(tx, fn, AttrSource(cls_source, name) if cls_source is not None else None)
+        fn_var = VariableTracker.build(tx, fn, AttrSource(cls_source, name) if cls_source is not None else None)
         return fn_var.call_function(tx, [self, *args], {})
 
     def generic_getattr(self, tx, name):
         """object.__getattribute__: attributes the trace stored, data descriptors, the instance
         dict, then the class; __getattr__ (in Python) when all miss."""
-        from ..builder import build
-        from .user_functions import (
-            BaseUserFunctionVariable,
-            UserMethodVariable,
-        )
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
@@ -388,7 +377,7 @@ class UserDefinedObjectVariable(VariableTracker):
             attr = _MISSING
         is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
         if name in instance_dict and not is_data_descriptor:
-            return build(tx, instance_dict[name], source)
+            return VariableTracker.build(tx, instance_dict[name], source)
         recorded = recorded_class_attr(tx, cls, name)
         if recorded is not None:
             self._guard_not_in_instance_dict(tx, name)
@@ -396,7 +385,6 @@ class UserDefinedObjectVariable(VariableTracker):
                 return UserMethodVariable(recorded, self)
             return recorded
         if attr is _MISSING:
-            from .object_protocol import python_slot
             getattr_fn = python_slot(cls, "__getattr__")
             self._guard_not_in_instance_dict(tx, name)  # getattr(o, name, default) and hasattr rely on it
             self.guard_class_lacks(tx, name)  # and on the classes: one that gains `name` answers instead
@@ -416,23 +404,21 @@ class UserDefinedObjectVariable(VariableTracker):
             if member is not None:
                 return member
         class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
-        from .object_protocol import SlotFunctionVariable, is_generic_slot
         if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
             return SlotFunctionVariable(attr, self)
         if isinstance(attr, types.MemberDescriptorType) and not self.is_new():  # a __slots__ member
             try:
-                return build(tx, attr.__get__(self.value, cls), source)
+                return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
                 raise observed(error, f"{cls.__qualname__} object has no attribute {name!r}") from error
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
-        return build(tx, attr, class_source)
+        return VariableTracker.build(tx, attr, class_source)
 
     def _class_var(self, tx):
         """obj.__class__: the class, guarded (an outside object's by its own source)."""
-        from ..builder import build
         if self.source is not None:
-            return build(tx, self.python_type(), AttrSource(self.source, "__class__"))
+            return VariableTracker.build(tx, self.python_type(), AttrSource(self.source, "__class__"))
         return UserDefinedClassVariable(self.python_type(), source=self.cls_source)
     def class_variable(self) -> UserDefinedClassVariable:
         """type(self), with the Source its attributes are guarded through."""
@@ -448,7 +434,6 @@ class UserDefinedObjectVariable(VariableTracker):
     def truth(self, tx) -> bool:
         """bool(obj): __bool__, else __len__, else True -- the first two traced when written in Python
         (a dict subclass's C __len__ counts its items)."""
-        from .object_protocol import is_generic_slot
         cls = self.python_type()
         for name in ("__bool__", "__len__"):
             attr = inspect.getattr_static(cls, name, None)
@@ -464,13 +449,11 @@ class UserDefinedObjectVariable(VariableTracker):
         return True
 
     def has_unpack_var_sequence(self, tx) -> bool:
-        from .object_protocol import dict_base, python_slot
         return python_slot(self.python_type(), "__iter__") is not None or dict_base(self.python_type()) is not None
 
     def unpack_var_sequence(self, tx):
         """Every item iterating gives: a Python __iter__ run to its end, or a dict subclass's keys."""
-        from .builtin import BuiltinVariable
-        from .object_protocol import python_slot
+        from .builtin import BuiltinVariable  # cycle: .builtin -> .misc
         if python_slot(self.python_type(), "__iter__") is not None:
             iterator = BuiltinVariable(iter).call_function(tx, [self], {})
             return iterator.unpack_var_sequence(tx)
@@ -485,13 +468,11 @@ class UserDefinedObjectVariable(VariableTracker):
     def _instance_dict(self, tx):
         """obj.__dict__: of an object made in the trace, a view of its recorded attributes; of an
         outside object, its real dict, a tracked container (writes replay on it)."""
-        from ..builder import build
         if self.is_new() or (self.source is not None and tx.output.side_effects.attrs.get(self.identity())):
-            from .object_protocol import InstanceDictVariable  # a view: the trace's assignments on top
-            return InstanceDictVariable(self)
+            return InstanceDictVariable(self)  # a view: the trace's assignments on top
         if self.source is None:
             raise Unsupported(f"__dict__ of {self.describe()}, reached without a source")
-        return build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
+        return VariableTracker.build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
 
     def del_attr(self, tx, name):
         """delattr() on an object made in the trace: the attribute leaves the record."""
@@ -505,7 +486,6 @@ class UserDefinedObjectVariable(VariableTracker):
     def store_attr(self, tx, name, value):
         """`obj.name = value`: a __setattr__ written in Python is traced inline (its
         `super().__setattr__` comes back to generic_setattr)."""
-        from .object_protocol import python_slot
         setattr_fn = python_slot(self.python_type(), "__setattr__")
         if setattr_fn is not None:
             self._call_special(tx, setattr_fn, "__setattr__", [ConstantVariable(name), value])
@@ -516,7 +496,6 @@ class UserDefinedObjectVariable(VariableTracker):
         self.generic_setattr(tx, name, value)
 
     def _generic_setattr_slot(self) -> bool:
-        from .object_protocol import is_generic_slot
         return is_generic_slot(inspect.getattr_static(self.python_type(), "__setattr__"))
 
     def generic_setattr(self, tx, name, value):
@@ -587,7 +566,6 @@ class SuperVariable(VariableTracker):
                 raise Unsupported(f"property {klass.__qualname__}.{name} read through super() from the class")
             member = class_member(tx, attr, source, self.obj, start, raw=True)
             if member is None:
-                from .object_protocol import SlotFunctionVariable, is_generic_slot
                 if is_generic_slot(attr):  # object.__getattribute__, OrderedDict.__setitem__, object.__new__
                     return SlotFunctionVariable(attr, self.obj)
                 raise Unsupported(f"super().{name} is a {type(attr).__name__}")

@@ -9,15 +9,20 @@ its `forward`.
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass, field
 
 import torch
+from torch.nn.modules import module as module_py
 
 from ..exc import Unsupported, observed
-from ..source import AttrSource, GetItemSource
+from ..source import AttrSource, GetItemSource, ModuleSource
+from ..trace_rules import module_skip_reason
+from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import ListIteratorVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedObjectVariable
+from .tensor import TensorVariable
 
 _SLOTS = ("_parameters", "_buffers", "_modules")
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
@@ -34,7 +39,6 @@ def hooks_of(module: torch.nn.Module) -> list[str]:
 
 
 def _global_hooks() -> list[str]:
-    from torch.nn.modules import module as module_py
     names = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
              "_global_backward_pre_hooks")
     return [name for name in names if getattr(module_py, name, None)]
@@ -69,7 +73,6 @@ def _class_defines(cls: type, name: str) -> bool:
 
 
 def _is_parameter(tracker) -> bool:
-    from .tensor import TensorVariable
     return isinstance(tracker, TensorVariable) and tracker.python_type() is torch.nn.Parameter
 
 
@@ -91,7 +94,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return GetItemSource(AttrSource(self.source, slot), key)
 
     def var_getattr(self, tx, name):
-        from ..builder import build
         stored = tx.output.side_effects.load_attr(self.identity(), name)
         if stored is not None:
             return stored
@@ -105,7 +107,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
             for slot in _SLOTS:
                 members = instance_dict.get(slot, {})
                 if name in members:  # a None member too is guarded: registering a tensor there recompiles
-                    return build(tx, members[name], self._slot_source(slot, name))
+                    return VariableTracker.build(tx, members[name], self._slot_source(slot, name))
             if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
                 # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
                 # default, hasattr or an `except AttributeError` expect to be told
@@ -133,11 +135,9 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _call_forward(self, tx, args, kwargs):
         """nn.Module.__call__: its forward pre-hooks, forward, its forward hooks, each traced inline."""
         module = self.value
-        from ..trace_rules import module_skip_reason
         skip = module_skip_reason(module)
         if skip is not None:  # an RNN: the graph breaks at the call, as Dynamo's does
             raise Unsupported(skip)
-        from torch.nn.modules import module as module_py
         hooks = hooks_of(module)
         untraced = [name for name in hooks if name not in _TRACED_HOOKS]
         if untraced or module._forward_pre_hooks_with_kwargs or module._forward_hooks_with_kwargs \
@@ -154,24 +154,20 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
     def _hooks(self, tx, slot: str, present: list) -> list:
         """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
-        from ..builder import build
         if slot not in present:
             return []
         _guard_members(tx, self.value, self.source, slot)
-        return [build(tx, hook, GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
+        return [VariableTracker.build(tx, hook,
+                                      GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
                 for key, hook in self.value.__dict__[slot].items()]
 
     @staticmethod
     def _global_hooks(tx, slot: str) -> list:
         """The trackers of the global hooks of one kind, the dict's keys guarded even when empty: a
         hook registered after the compile recompiles (Dynamo 2.13 then skips it)."""
-        import sys
-
-        from ..builder import build
-        from ..source import ModuleSource
         module_py, source = sys.modules[_HOOKS_MODULE], ModuleSource(_HOOKS_MODULE)
         _guard_members(tx, module_py, source, slot)
-        return [build(tx, hook, GetItemSource(AttrSource(source, slot), key))
+        return [VariableTracker.build(tx, hook, GetItemSource(AttrSource(source, slot), key))
                 for key, hook in getattr(module_py, slot).items()]
 
     def _run_pre_hooks(self, tx, args: list, hooks: list) -> list:
@@ -201,9 +197,8 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return None
 
     def _item(self, tx, key: str):
-        from ..builder import build
         slot = self._container_slot()
-        return build(tx, self.value.__dict__[slot][key], self._slot_source(slot, key))
+        return VariableTracker.build(tx, self.value.__dict__[slot][key], self._slot_source(slot, key))
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return self._container_slot() is not None
@@ -265,7 +260,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
     def _members(self, tx, slot: str, named: bool, recurse: bool):
         """Walk the real module tree, wrapping each member with its full Source chain."""
-        from ..builder import build
         results, seen = [], set()
 
         def walk(module, source, prefix):
@@ -275,7 +269,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
                     continue
                 seen.add(id(value))
                 member_source = GetItemSource(AttrSource(source, slot), name) if source is not None else None
-                tracker = build(tx, value, member_source)
+                tracker = VariableTracker.build(tx, value, member_source)
                 results.append(TupleVariable((ConstantVariable(prefix + name), tracker)) if named else tracker)
             if recurse and slot != "_modules":
                 _guard_members(tx, module, source, "_modules")
@@ -303,7 +297,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if type(self.value).__setattr__ is not torch.nn.Module.__setattr__:
             raise Unsupported(f"{type(self.value).__qualname__} customises __setattr__")
         value = value.realize()
-        from .tensor import TensorVariable
         buffer = name in self.value.__dict__.get("_buffers", {})
         if buffer and isinstance(value, TensorVariable) and not _is_parameter(value):
             pass  # `self.count += 1`: __setattr__ puts a tensor given for a buffer's name in _buffers

@@ -22,6 +22,7 @@ import torch
 from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .lists import TupleVariable
 from .tensor import TensorVariable
 
 try:
@@ -119,7 +120,6 @@ class NumpyNdarrayVariable(TensorVariable):
     @staticmethod
     def of(tracker: VariableTracker) -> VariableTracker:
         """The array form of a graph result (tensors become arrays; containers keep their shape)."""
-        from .lists import TupleVariable
         tracker = tracker.realize()
         if isinstance(tracker, TensorVariable):
             return NumpyNdarrayVariable(node=tracker.node, example=tracker.example)
@@ -137,7 +137,7 @@ class NumpyNdarrayVariable(TensorVariable):
         if name in ("dtype", "base", "flags"):
             raise Unsupported(f"ndarray.{name} (not modelled; Dynamo breaks here too)")
         if hasattr(np.ndarray, name) and callable(getattr(np.ndarray, name)):
-            from .misc import GetAttrVariable
+            from .misc import GetAttrVariable  # cycle: .misc -> .functions -> .numpy
             return GetAttrVariable(self, name)
         raise Unsupported(f"ndarray attribute .{name}")
 

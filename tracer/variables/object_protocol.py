@@ -18,8 +18,11 @@ from dataclasses import dataclass
 import torch
 
 from ..exc import Unsupported, observed
+from ..source import AttrSource, DictItemSource
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .dicts import ConstDictVariable
+from .lists import ListIteratorVariable
 
 # The builtin bases whose instances we model: plain objects, and dicts (items beside attributes).
 DICT_BASES = (collections.OrderedDict, dict)
@@ -88,7 +91,7 @@ class SlotFunctionVariable(VariableTracker):
         target = args[0].realize()
         if name == "__new__":
             return new_instance(tx, target, self.fn)
-        from .misc import UserDefinedObjectVariable
+        from .misc import UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
         rest = args[1:]
         if not isinstance(target, UserDefinedObjectVariable):
             owner = _slot_owner(self.fn)
@@ -128,7 +131,7 @@ def _name_of(var) -> str:
 
 def new_instance(tx, cls_var, new_fn=None):
     """`object.__new__(cls)` / `OrderedDict.__new__(cls)`: a fresh, empty object made in the trace."""
-    from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
+    from .misc import UserDefinedClassVariable, UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
     if not isinstance(cls_var, UserDefinedClassVariable):
         raise Unsupported(f"__new__ of {cls_var.describe()}")
     cls = cls_var.value
@@ -152,8 +155,7 @@ def check_buildable(cls: type) -> None:
 def construct_user_object(tx, cls_var, args, kwargs):
     """`Cls(*args)` for a Python class: type.__call__ traced — `__new__` then `__init__`, each
     inlined when written in Python (a metaclass that only customises class creation is fine)."""
-    from ..source import AttrSource
-    from .misc import UserDefinedObjectVariable, guarded_function
+    from .misc import UserDefinedObjectVariable, guarded_function  # cycle: .misc -> .object_protocol
     cls = cls_var.value
     if issubclass(cls, torch.nn.Module):
         return construct_module(tx, cls_var, args, kwargs)
@@ -187,7 +189,7 @@ def construct_module(tx, cls_var, args, kwargs):
     """`nn.GELU()`, `nn.CrossEntropyLoss()` inside forward: a module without parameters or buffers,
     built now from constant arguments (its construction is the same every call), and called like
     any other.  The graph gets the usage-log node nn.Module.__init__ leaves in Dynamo's."""
-    from .nn_module import NNModuleVariable, record_module_init
+    from .nn_module import NNModuleVariable, record_module_init  # cycle: .nn_module -> .misc -> .object_protocol
     cls = cls_var.value
     values = [a.realize() for a in [*args, *kwargs.values()]]
     if not all(v.is_python_constant() for v in values):
@@ -211,9 +213,7 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
     """A C dict method on an object's items.  A new object's items live in the side-effects
     record as a dict tracker (its mutations swap versions there, as any dict's do); an outside
     object's are read, not changed."""
-    from .builtin import BuiltinVariable
-    from .dicts import ConstDictVariable
-    from .lists import ListIteratorVariable
+    from .builtin import BuiltinVariable  # cycle: .builtin -> .misc -> .object_protocol
     effects = tx.output.side_effects
     items = effects.dict_items.get(obj.identity())
     if items is None:
@@ -243,9 +243,6 @@ def outside_items(tx, obj):
     """The items of a dict subclass from outside, each read as dict's C method reads it (so
     no Python __getitem__ of the class runs in a guard); the keys guarded, through `keys()`,
     which a class must not override in Python for that guard to mean what it says."""
-    from ..builder import build_lazy
-    from ..source import DictItemSource
-    from .dicts import ConstDictVariable
     cls = obj.python_type()
     if python_slot(cls, "keys") is not None or obj.source is None:
         raise Unsupported(f"reading the items of {obj.describe()}, a {cls.__qualname__} from outside "
@@ -253,7 +250,7 @@ def outside_items(tx, obj):
     value = obj.value
     # in the order the class's own C keys() gives (OrderedDict's is not the dict's under it after
     # move_to_end): the order the guard checks and the program iterates
-    entries = {key: build_lazy(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key))
+    entries = {key: VariableTracker.build(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key), lazy=True)
                for key in cls.keys(value)}
     tx.output.install_guard(obj.source, "DICT_KEYS_MATCH", tuple(entries))
     return ConstDictVariable(entries)
@@ -281,14 +278,11 @@ class InstanceDictVariable(VariableTracker):
     def _real(self, tx):
         if self.obj.is_new():
             return None
-        from ..builder import build
-        from ..source import AttrSource
-        return build(tx, self.obj.value.__dict__, AttrSource(self.obj.source, "__dict__")).realize()
+        return VariableTracker.build(tx, self.obj.value.__dict__, AttrSource(self.obj.source, "__dict__")).realize()
 
     def _lookup(self, tx, name, args, kwargs):
         """`d[k]`, `d.get(k)`, `k in d` for one key: the trace's own assignment, else the real dict's
         answer (which guards just that key)."""
-        from .dicts import ConstDictVariable
         key = _name_of(args[0])
         recorded = tx.output.side_effects.attrs.get(self.obj.identity(), {})
         real = self._real(tx)
@@ -297,14 +291,13 @@ class InstanceDictVariable(VariableTracker):
         return real.call_method(tx, name, list(args), dict(kwargs))
 
     def call_method(self, tx, name, args, kwargs):
-        from .dicts import ConstDictVariable
         if name in ("__getitem__", "get", "__contains__") and args:
             return self._lookup(tx, name, args, kwargs)
         if name == "__setitem__":
             self.obj.generic_setattr(tx, _name_of(args[0]), args[1])
             return ConstantVariable(None)
         if name == "update":  # each entry stored as object.__setattr__ would
-            from .builtin import BuiltinVariable
+            from .builtin import BuiltinVariable  # cycle: .builtin -> .misc -> .object_protocol
             update = BuiltinVariable(dict).call_function(tx, list(args), dict(kwargs))
             for key, value in update.entries.items():
                 self.obj.generic_setattr(tx, key, value)
@@ -314,7 +307,7 @@ class InstanceDictVariable(VariableTracker):
         raise Unsupported(f"__dict__.{name}() of {self.obj.describe()}")
 
     def var_getattr(self, tx, name):
-        from .misc import GetAttrVariable
+        from .misc import GetAttrVariable  # cycle: .misc -> .object_protocol
         if callable(getattr(dict, name, None)):
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)

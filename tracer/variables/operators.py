@@ -16,7 +16,7 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable
+from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable, hash_key, unique_items
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
 from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
@@ -104,7 +104,6 @@ def _is_set_like_view(var) -> bool:
 def _view_set_operation(tx, op, left, right) -> VariableTracker:
     """`d.keys() & {...}` and the like: as Python's views do, both sides taken as sets of their
     items (by value for constants, by identity for tensors), and a new set made."""
-    from .lists import SetVariable, hash_key, unique_items
     a, b = (unique_items(side.unpack_var_sequence(tx)) for side in (left, right))
     in_a, in_b = {hash_key(item) for item in a}, {hash_key(item) for item in b}
     if op is operator.or_:
@@ -125,7 +124,7 @@ _SET_IN_PLACE = {operator.ior: "update", operator.iand: "intersection_update", o
 
 def _in_place(tx, op, args) -> VariableTracker | None:
     """`d |= e`, `s &= t`, `lst *= n`: the left operand changed in place and given back; None otherwise."""
-    from .builtin import BuiltinVariable
+    from .builtin import BuiltinVariable  # cycle: .builtin -> .operators
     target = args[0].realize()
     if isinstance(target, ListVariable) and op is operator.imul and args[1].is_python_constant():
         return target.mutated(tx, target.items * args[1].as_python_constant())
@@ -139,18 +138,16 @@ def _in_place(tx, op, args) -> VariableTracker | None:
             return target.mutated(tx, target.items + tuple(other.unpack_var_sequence(tx)))
         if not (target.is_python_constant() and other.is_python_constant()):
             raise Unsupported(f"{_SET_IN_PLACE[op]} on a set holding tensors")
-        from ..builder import build_sourceless
         real = target.as_python_constant()
         getattr(real, _SET_IN_PLACE[op])(other.as_python_constant())
-        return target.mutated(tx, [build_sourceless(tx, v) for v in real])
+        return target.mutated(tx, [VariableTracker.build(tx, v) for v in real])
     return None
 
 
 def _fold(tx, op, values: list) -> VariableTracker:
     """op on Python values at trace time; what it raises is raised in the traced program."""
-    from ..builder import build_sourceless
     try:
-        return build_sourceless(tx, INPLACE_TO_PLAIN.get(op, op)(*values))
+        return VariableTracker.build(tx, INPLACE_TO_PLAIN.get(op, op)(*values))
     except Exception as error:
         raise observed(error, f"{op.__name__} raised {type(error).__name__}: {error} at trace time") from error
 
@@ -216,9 +213,8 @@ def _getitem(tx, obj, index):
     if isinstance(obj, (BaseListVariable, ConstDictVariable)):
         return obj.getitem(tx, index)
     if obj.is_python_constant() and index.is_python_constant():
-        from ..builder import build_sourceless
         try:
-            return build_sourceless(tx, obj.as_python_constant()[index.as_python_constant()])
+            return VariableTracker.build(tx, obj.as_python_constant()[index.as_python_constant()])
         except Exception as error:
             raise observed(error, f"indexing raised {type(error).__name__}: {error}") from error
     return obj.call_method(tx, "__getitem__", [index], {})

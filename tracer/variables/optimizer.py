@@ -49,12 +49,11 @@ class OptimizerVariable(UserDefinedObjectVariable):
 
     def _read_groups_as_capturable(self, tx) -> None:
         """The trace's view of every group holding `capturable` says True (Dynamo's); not written back."""
-        from ..builder import build_from_source
         effects = tx.output.side_effects
         for index, group in enumerate(self.value.param_groups):
             if type(group) is not dict or "capturable" not in group:
                 continue
-            tracker = build_from_source(tx, group, self.group_source(index)).realize()
+            tracker = VariableTracker.build(tx, group, self.group_source(index)).realize()
             if not isinstance(tracker, ConstDictVariable) or effects.is_mutated(tracker):
                 continue
             entries = {**tracker.entries, "capturable": ConstantVariable(True)}
@@ -120,8 +119,7 @@ class InitGroupVariable(VariableTracker):
             arg = arg.realize()
             if isinstance(arg, ListVariable) and real:
                 arg.mutated(tx, [self._wrap(tx, item, sources) for item in real])
-        from ..builder import build_sourceless
-        return build_sourceless(tx, result)  # a flag (has_complex), or a tuple of flags (Adagrad's)
+        return VariableTracker.build(tx, result)  # a flag (has_complex), or a tuple of flags (Adagrad's)
 
     def _real(self, tx, arg):
         """The real value `_init_group` gets for a traced argument: a param group, a new empty list,
@@ -140,13 +138,12 @@ class InitGroupVariable(VariableTracker):
 
     @staticmethod
     def _wrap(tx, value, sources: dict):
-        from ..builder import build
         if isinstance(value, torch.Tensor):
             source = sources.get(id(value))
             if source is None:
                 raise Unsupported("optimizer._init_group gave a tensor that is not a parameter, "
                                   "a gradient or in the optimizer's state")
-            return build(tx, value, source)
+            return VariableTracker.build(tx, value, source)
         if is_constant_value(value):
             return ConstantVariable(value)
         raise Unsupported(f"optimizer._init_group put a {type(value).__name__} in a list")

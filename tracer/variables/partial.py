@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from ..exc import observed
 from .base import VariableTracker
+from .dicts import ConstDictVariable
+from .lists import TupleVariable
 
 # What a partial object has besides its three parts (dir(functools.partial(f))).
 _PARTIAL_ATTRIBUTES = frozenset(name for name in dir(functools.partial(print)))
@@ -46,9 +48,7 @@ class FunctoolsPartialVariable(VariableTracker):
         return self.var_getattr(tx, name).call_function(tx, args, kwargs)
 
     def var_getattr(self, tx, name):
-        from .dicts import ConstDictVariable
-        from .lists import TupleVariable
-        from .misc import GetAttrVariable
+        from .misc import GetAttrVariable  # cycle: .misc -> .functional -> .partial
         if name == "func":
             return self.func
         if name == "args":

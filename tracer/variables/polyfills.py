@@ -13,10 +13,20 @@ import inspect
 import types
 from dataclasses import dataclass
 
+import torch
+
 from ..exc import Unsupported, observed
+from ..source import AttrSource
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .dicts import ConstDictVariable
+from .lists import ListVariable, TupleVariable
+from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
+from .nn_module import NNModuleVariable
+from .object_protocol import InstanceDictVariable, new_instance, python_slot
 from .sym import SymNodeVariable
+from .tensor import TensorVariable
+from .user_functions import UserFunctionVariable, UserMethodVariable
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,9 +50,6 @@ class PolyfilledFunctionVariable(VariableTracker):
 
 def _real_callable(var):
     """The real function (or bound method) a tracker stands for, if it has one."""
-    from .misc import GetAttrVariable
-    from .nn_module import NNModuleVariable
-    from .user_functions import UserFunctionVariable, UserMethodVariable
     if isinstance(var, UserFunctionVariable):
         return var.fn
     if isinstance(var, UserMethodVariable) and isinstance(var.fn, UserFunctionVariable):
@@ -82,12 +89,9 @@ def deepcopy(tx, args, kwargs):
     """copy.deepcopy(obj) of a plain object whose attributes are Python values (a model's config):
     each attribute read (and guarded) through its source, copied now, and stored on a new object of
     the same class made in the trace, as copy's __reduce_ex__ path would build it."""
-    from .misc import UserDefinedObjectVariable
-    from .object_protocol import new_instance, python_slot
     if len(args) != 1 or kwargs:
         raise Unsupported("copy.deepcopy() with a memo")
     obj = args[0]
-    from .object_protocol import InstanceDictVariable
     if isinstance(obj, InstanceDictVariable):  # vars(obj) of an object made in the trace: a snapshot
         obj = obj.call_method(tx, "copy", [], {})
     if obj.is_python_constant():
@@ -105,10 +109,8 @@ def deepcopy(tx, args, kwargs):
                                 "__new__") if python_slot(cls, name) is not None]
     if custom or not isinstance(getattr(obj.value, "__dict__", None), dict):
         raise Unsupported(f"copy.deepcopy() of a {cls.__qualname__} ({', '.join(custom) or 'no __dict__'})")
-    from ..builder import build
-    from ..source import AttrSource
     copied = new_instance(tx, obj.var_getattr(tx, "__class__").realize())
-    instance_dict = build(tx, obj.value.__dict__, AttrSource(obj.source, "__dict__")).realize()
+    instance_dict = VariableTracker.build(tx, obj.value.__dict__, AttrSource(obj.source, "__dict__")).realize()
     for name in instance_dict.unpack_var_sequence(tx):  # the key set is guarded
         value = instance_dict.call_method(tx, "__getitem__", [name], {}).realize()
         if not _copyable(value):
@@ -120,8 +122,6 @@ def deepcopy(tx, args, kwargs):
 
 def _copy_new_object(tx, obj):
     """A deep copy of an object made in the trace: its recorded attributes, each a Python value."""
-    from .misc import UserDefinedClassVariable
-    from .object_protocol import new_instance
     effects = tx.output.side_effects
     if obj.identity() in effects.dict_items:
         raise Unsupported(f"copy.deepcopy() of {obj.short_repr()}, which holds dict items")
@@ -145,8 +145,7 @@ def _attribute_copy(tx, var):
 
 
 def _constant_copy(tx, var):
-    from ..builder import build_sourceless
-    return build_sourceless(tx, copy.deepcopy(var.as_python_constant()))
+    return VariableTracker.build(tx, copy.deepcopy(var.as_python_constant()))
 
 
 def group_tensors_by_device_and_dtype(tx, args, kwargs):
@@ -155,11 +154,6 @@ def group_tensors_by_device_and_dtype(tx, args, kwargs):
     positions when asked.  torch.optim and clip_grad_norm_ call it before a foreach op; the
     grouping is known from the fake tensors, so nothing of it is in the graph (Dynamo's polyfill
     does the same)."""
-    import torch
-
-    from .dicts import ConstDictVariable
-    from .lists import ListVariable, TupleVariable
-    from .tensor import TensorVariable
     names = ("tensorlistlist", "with_indices")
     given = {**dict(zip(names, args)), **kwargs}
     if len(args) > 2 or set(given) - set(names) or "tensorlistlist" not in given:
@@ -169,7 +163,6 @@ def group_tensors_by_device_and_dtype(tx, args, kwargs):
         raise Unsupported("torch._C._group_tensors_by_device_and_dtype(with_indices=<not a constant>)")
     lists = [item.realize().unpack_var_sequence(tx) for item in given["tensorlistlist"].unpack_var_sequence(tx)]
     if not lists or not lists[0]:
-        from ..exc import observed
         error = RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.")
         raise observed(error, "torch._C._group_tensors_by_device_and_dtype() of no tensors")
     groups: dict = {}
@@ -187,7 +180,6 @@ def group_tensors_by_device_and_dtype(tx, args, kwargs):
 
 
 def _torch_polyfills() -> dict:
-    import torch
     return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype}
 
 

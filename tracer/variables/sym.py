@@ -57,7 +57,7 @@ class SymNodeVariable(VariableTracker):
         from torch.fx.experimental.symbolic_shapes import (
             GuardOnDataDependentSymNode,
             guard_scalar,
-        )
+        )  # lazy: sympy (warmup.py)
         tx = tx or (self.shapes.current_tx() if self.shapes is not None else None)
         try:
             if self.shapes is None:
@@ -73,7 +73,7 @@ class SymNodeVariable(VariableTracker):
     def call_method(self, tx, name, args, kwargs):
         op = getattr(operator, name.strip("_"), None) if name.startswith("__") else None
         if op in SYM_OPERATORS and not kwargs:
-            from .operators import apply_operator
+            from .operators import apply_operator  # cycle: .operators -> .sym
             return apply_operator(tx, op, [self, *args])
         if name in ("__int__", "__index__"):
             return ConstantVariable(int(self.specialize(f"int({self.expr()}) needed a plain int", tx)))
@@ -156,7 +156,7 @@ class SizeVariable(TupleVariable):
     def call_method(self, tx, name, args, kwargs):
         if name == "numel" and not args:
             total = ConstantVariable(1)
-            from .operators import apply_operator
+            from .operators import apply_operator  # cycle: .operators -> .sym
             for item in self.items:
                 total = apply_operator(tx, operator.mul, [total, item])
             return total

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 import torch
 
 from ..exc import Unsupported, observed
+from ..source import AttrSource
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .tensor_hooks import register_tensor_hook
 
 # Attributes read straight from the example value and baked in as constants.
 FOLDED_ATTRIBUTES = frozenset({
@@ -33,7 +35,6 @@ AUTOGRAD_METHODS = {
     "backward": "runs autograd outside the graph",
     "requires_grad_": "changes what autograd tracks",
     "retain_grad": "changes what autograd keeps",
-    "register_hook": "registers an autograd hook",
     "is_inference": "depends on inference mode, which a trace models without entering it",
 }
 # In-place methods that change a tensor's shape or strides: on a graph input, Dynamo breaks (the
@@ -84,16 +85,14 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, (self,), {})
         if name == "grad" and self._is_input(tx):
             # a graph input's .grad is an input of its own (or None), guarded like any value read
-            from ..builder import build
-            from ..source import AttrSource
             stored = tx.output.side_effects.load_attr(self.identity(), "grad")
             if stored is not None:  # assigned earlier in this trace (zero_grad's `p.grad = None`)
                 return stored
             real = tx.output.inputs[self.source.name()].example
-            return build(tx, real.grad, AttrSource(self.source, "grad"))
+            return VariableTracker.build(tx, real.grad, AttrSource(self.source, "grad"))
         if name in ("grad", "_base"):
             raise Unsupported(f"tensor attribute .{name}")
-        from .misc import GetAttrVariable
+        from .misc import GetAttrVariable  # cycle: .misc -> .functions -> .tensor
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
         if not hasattr(torch.Tensor, name):  # hasattr(x, "jax") and getattr defaults are told so
@@ -128,14 +127,16 @@ class TensorVariable(VariableTracker):
             if isinstance(value, torch.Size):
                 value = torch.Size(int(s) for s in value)
             elif isinstance(value, tuple):
-                from .lists import TupleVariable
+                from .lists import TupleVariable  # cycle: .lists -> .tensor
                 return TupleVariable(tuple(ConstantVariable(v) for v in value))
             return ConstantVariable(value)
         if name in DATA_DEPENDENT_METHODS:
             raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time")
         if name == "numpy":  # an array computed in the graph through torch._numpy
-            from .numpy import ndarray_from_tensor
+            from .numpy import ndarray_from_tensor  # cycle: .numpy -> .tensor
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
+        if name in ("register_hook", "register_post_accumulate_grad_hook") and len(args) == 1 and not kwargs:
+            return register_tensor_hook(tx, self, args[0], name)
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from ..exc import Unsupported, observed
 from ..source import AttrSource, GetItemSource
 from .base import VariableTracker, new_mutation_id
+from .constant import ConstantVariable
+from .dicts import ConstDictVariable
+from .lists import TupleVariable
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,14 +44,12 @@ class BaseUserFunctionVariable(VariableTracker):
         raise NotImplementedError(type(self).__name__)
 
     def call_function(self, tx, args, kwargs):
-        from ..inline import inline_call
-        return inline_call(tx, self, list(args), dict(kwargs))
+        return tx.inline_call(self, list(args), dict(kwargs))
 
     def python_type(self) -> type:
         return types.FunctionType
 
     def var_getattr(self, tx, name):
-        from .constant import ConstantVariable
         if name in ("__name__", "__qualname__"):
             return ConstantVariable(getattr(self, "qualname", "").rsplit(".", 1)[-1]
                                     if name == "__name__" else getattr(self, "qualname", ""))
@@ -82,18 +83,18 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         return self.fn.__globals__
 
     def bind_extras(self, tx):
-        from ..builder import build, build_lazy
         defaults = ()
         if self.fn.__defaults__:
             if self.source is not None:
-                tuple_var = build(tx, self.fn.__defaults__, AttrSource(self.source, "__defaults__")).realize()
+                defaults_source = AttrSource(self.source, "__defaults__")
+                tuple_var = VariableTracker.build(tx, self.fn.__defaults__, defaults_source).realize()
                 defaults = tuple(tuple_var.items)
             else:
-                defaults = tuple(build(tx, v) for v in self.fn.__defaults__)
+                defaults = tuple(VariableTracker.build(tx, v) for v in self.fn.__defaults__)
         kwdefaults = {}
         for name, value in (self.fn.__kwdefaults__ or {}).items():
             source = GetItemSource(AttrSource(self.source, "__kwdefaults__"), name) if self.source else None
-            kwdefaults[name] = build_lazy(tx, value, source) if source else build(tx, value)
+            kwdefaults[name] = VariableTracker.build(tx, value, source, lazy=True)
         cells = []
         for i, cell in enumerate(self.fn.__closure__ or ()):
             try:
@@ -104,7 +105,7 @@ class UserFunctionVariable(BaseUserFunctionVariable):
             source = None
             if self.source is not None:
                 source = AttrSource(GetItemSource(AttrSource(self.source, "__closure__"), i), "cell_contents")
-            cells.append(build_lazy(tx, contents, source) if source else build(tx, contents))
+            cells.append(VariableTracker.build(tx, contents, source, lazy=True))
         return defaults, kwdefaults, cells
 
     def call_function(self, tx, args, kwargs):
@@ -115,7 +116,6 @@ class UserFunctionVariable(BaseUserFunctionVariable):
     def _constant_result(self, tx, args, kwargs):
         """A function its author marked as constant: called now on constant arguments, its result
         baked in (as Dynamo does for `_dynamo_marked_constant`)."""
-        from ..builder import build_sourceless
         values = [a.realize() for a in [*args, *kwargs.values()]]
         if not all(v.is_python_constant() for v in values):
             raise Unsupported(f"{self.qualname} is marked constant but got {', '.join(v.describe() for v in values)}")
@@ -124,19 +124,18 @@ class UserFunctionVariable(BaseUserFunctionVariable):
                              **{k: v.as_python_constant() for k, v in kwargs.items()})
         except Exception as error:
             raise observed(error, f"{self.qualname}() raised {type(error).__name__}: {error}") from error
-        return build_sourceless(tx, result)
+        return VariableTracker.build(tx, result)
 
     def function_attr(self, tx, name):
         """Read from the real function and guarded through its source; a missing one is an
         AttributeError the trace can catch (getattr with a default, hasattr)."""
-        from ..builder import build
         try:
             value = getattr(self.fn, name)
         except AttributeError as error:
             if self.source is not None:
                 tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
             raise observed(error, f"function {self.qualname} has no attribute {name!r}") from error
-        return build(tx, value, AttrSource(self.source, name) if self.source is not None else None)
+        return VariableTracker.build(tx, value, AttrSource(self.source, name) if self.source is not None else None)
 
     def short_repr(self) -> str:
         return f"function {self.qualname}"
@@ -168,9 +167,6 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
     def function_attr(self, tx, name):
         """What MAKE_FUNCTION gave the function; it has no other attributes (nothing can set them
         in the trace)."""
-        from .constant import ConstantVariable
-        from .dicts import ConstDictVariable
-        from .lists import TupleVariable
         if name == "__defaults__":
             return TupleVariable(tuple(self.defaults)) if self.defaults else ConstantVariable(None)
         if name == "__kwdefaults__":

@@ -1,0 +1,256 @@
+"""Values rebuilt in rewritten bytecode (`tracer/codegen.py`): each kind of value a traced frame can
+return or leave in a local across a graph break comes back as eager makes it — same type, same
+contents, one object where eager has one. Fast and tracer-only: these pin the code generator
+(the differential files compare the same outcomes with Dynamo)."""
+import collections
+import functools
+import operator
+from collections import OrderedDict, defaultdict, deque, namedtuple
+
+import pytest
+import torch
+
+import tracer
+
+Point = namedtuple("Point", "x y")
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+    def scaled(self, k):
+        return self.value * k
+
+
+class Plain:
+    pass
+
+
+class TableDict(dict):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _reset():
+    tracer.reset()
+    yield
+    tracer.reset()
+
+
+def same(a, b):
+    """Equal as eager's result: types all the way down, tensors by value."""
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, torch.Tensor):
+        assert a.shape == b.shape and a.dtype == b.dtype and torch.allclose(a, b)
+    elif isinstance(a, (list, tuple, deque)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+        if isinstance(a, deque):
+            assert a.maxlen == b.maxlen
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            same(a[k], b[k])
+        if isinstance(a, defaultdict):
+            assert a.default_factory is b.default_factory
+    elif isinstance(a, (Box, Plain)):
+        assert a.__dict__.keys() == b.__dict__.keys()
+        for k in a.__dict__:
+            same(a.__dict__[k], b.__dict__[k])
+    elif isinstance(a, slice):
+        assert (a.start, a.stop, a.step) == (b.start, b.stop, b.step)
+    else:
+        assert a == b
+
+
+def returns_tuple_and_list(x):
+    y = x + 1
+    return (y, [y * 2, 3, "s"], ())
+
+
+def returns_namedtuple(x):
+    return Point(x + 1, x * 2)
+
+
+def returns_deque(x):
+    return deque([x + 1, x + 2], maxlen=3)
+
+
+def returns_set(x):
+    return {1, 2, 3}, x + 1
+
+
+def returns_dicts(x):
+    d = defaultdict(list)
+    d["a"].append(x + 1)
+    return {"p": x * 2, 3: None}, OrderedDict(b=x - 1), d, collections.Counter("aab"), TableDict(k=x + 3)
+
+
+def returns_size_and_slice(x):
+    return (x + 1).shape, slice(1, x.shape[0], 2), x[1:]
+
+
+def returns_new_objects(x):
+    box = Box(x + 1)
+    plain = Plain()
+    plain.inner = box
+    plain.count = 2
+    return plain, box
+
+
+def returns_bound_method(x):
+    box = Box(x + 1)
+    return box.scaled
+
+
+def returns_closure(x):
+    y = x + 1
+
+    def add(z):
+        return z + y
+    return add
+
+
+def returns_partial_and_getter(x):
+    return functools.partial(torch.add, x + 1, alpha=2), operator.itemgetter(0, 2)
+
+
+def returns_exception(x):
+    return ValueError("bad", 3), x + 1
+
+
+def returns_views_and_iterator(x):
+    d = {"a": x + 1, "b": 2}
+    it = iter([x, x + 1, x + 2])
+    next(it)
+    return d.keys(), d.values(), it
+
+
+def returns_one_list_twice(x):
+    shared = [x + 1]
+    return shared, [shared, shared]
+
+
+def returns_float_of_tensor_size(x):
+    return x.shape[0] / 2, x + 1
+
+
+def returns_constants(x):
+    return range(3), torch.float32, len, torch, Box, Box.scaled, x + 1
+
+
+CASES = [returns_tuple_and_list, returns_namedtuple, returns_deque, returns_set, returns_dicts,
+         returns_size_and_slice, returns_new_objects, returns_one_list_twice, returns_float_of_tensor_size,
+         returns_constants]
+
+
+@pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
+def test_a_returned_value_is_rebuilt_as_eager_builds_it(fn):
+    x = torch.arange(4.0)
+    opt = tracer.compile(fn)
+    got, want = opt(x), fn(x)
+    assert opt.cache_entries and opt.cache_entries[0].graphs, "the frame ran eagerly: nothing rebuilt"
+    same(got, want)
+
+
+def test_one_list_held_twice_stays_one_object():
+    got = tracer.compile(returns_one_list_twice)(torch.ones(2))
+    assert got[0] is got[1][0] is got[1][1]
+
+
+def test_a_bound_method_a_closure_and_a_partial_call_as_eager():
+    x = torch.arange(3.0)
+    method = tracer.compile(returns_bound_method)(x)
+    assert method.__self__.__class__ is Box and torch.equal(method(2), returns_bound_method(x)(2))
+    add = tracer.compile(returns_closure)(x)
+    assert torch.equal(add(torch.ones(3)), returns_closure(x)(torch.ones(3)))
+    partial, getter = tracer.compile(returns_partial_and_getter)(x)
+    eager_partial, eager_getter = returns_partial_and_getter(x)
+    assert partial.keywords == {"alpha": 2} and torch.equal(partial(x), eager_partial(x))
+    assert getter([1, 2, 3]) == eager_getter([1, 2, 3]) == (1, 3)
+
+
+def test_an_exception_made_in_the_trace_is_rebuilt_with_its_arguments():
+    error, y = tracer.compile(returns_exception)(torch.ones(2))
+    assert type(error) is ValueError and error.args == ("bad", 3) and torch.equal(y, torch.full((2,), 2.0))
+
+
+def test_dict_views_and_a_partly_used_iterator_are_rebuilt():
+    x = torch.arange(3.0)
+    keys, values, it = tracer.compile(returns_views_and_iterator)(x)
+    assert type(keys) is type({}.keys()) and list(keys) == ["a", "b"]
+    assert type(values) is type({}.values()) and torch.equal(list(values)[0], x + 1)
+    rest = list(it)
+    assert len(rest) == 2 and torch.equal(rest[0], x + 1) and torch.equal(rest[1], x + 2)
+
+
+def breaks_with_locals(x):
+    items = [x + 1]
+    table = {"k": x * 2}
+    box = Box(x - 1)
+    print("break")
+    items.append(table["k"] + box.value)
+    return items, table, box
+
+
+def test_locals_of_every_kind_cross_a_graph_break(capsys):
+    x = torch.arange(3.0)
+    opt = tracer.compile(breaks_with_locals)
+    got = opt(x)
+    want = breaks_with_locals(x)
+    same(got, want)
+    assert capsys.readouterr().out == "break\nbreak\n"
+    assert len(opt.all_frames()) > 1  # the break made a resume function that received the locals
+
+
+def returns_a_closure_over_a_changed_cell(x):
+    k = 1
+
+    def bump(step=2):
+        nonlocal k
+        k += step
+        return k
+    bump()
+    return x + k, bump
+
+
+def test_a_cell_written_in_the_trace_holds_its_new_value_afterwards():
+    y, bump = tracer.compile(returns_a_closure_over_a_changed_cell)(torch.zeros(2))
+    assert torch.equal(y, torch.full((2,), 3.0))
+    assert bump.__defaults__ == (2,) and bump() == 5  # the closure sees the cell the trace wrote
+
+
+OUT_LIST, OUT_DEQUE, OUT_SET, OUT_DICT = [], deque(maxlen=4), set(), {}
+OUT_ITER = None
+OUT_GLOBAL = 0
+OUT_BOX = Box(0)
+
+
+def mutates_what_it_was_given(x):
+    global OUT_GLOBAL
+    OUT_LIST.append(1)
+    OUT_DEQUE.append(2)
+    OUT_SET.add(3)
+    OUT_DICT["k"] = 4
+    next(OUT_ITER)
+    OUT_GLOBAL = 5
+    OUT_BOX.value = 6
+    return x + 1
+
+
+def test_mutations_of_outside_containers_objects_and_globals_are_replayed():
+    global OUT_ITER
+    OUT_LIST[:], OUT_SET, OUT_DICT = [0], {0}, {"a": 0}
+    OUT_DEQUE.clear()
+    OUT_DEQUE.extend([0])
+    globals().update(OUT_SET=OUT_SET, OUT_DICT=OUT_DICT)
+    OUT_ITER = iter([10, 11, 12])
+    opt = tracer.compile(mutates_what_it_was_given)
+    y = opt(torch.zeros(2))
+    assert opt.cache_entries[0].graphs and torch.equal(y, torch.ones(2))
+    assert OUT_LIST == [0, 1] and list(OUT_DEQUE) == [0, 2] and OUT_DEQUE.maxlen == 4
+    assert OUT_SET == {0, 3} and OUT_DICT == {"a": 0, "k": 4}
+    assert next(OUT_ITER) == 11  # one item consumed
+    assert OUT_GLOBAL == 5 and OUT_BOX.value == 6
