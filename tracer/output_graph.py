@@ -23,7 +23,7 @@ from .exc import Unsupported
 from .guards import Guard, ShapeCheck, TensorMeta, global_state
 from .shapes import graph as shape_graph
 from .side_effects import SideEffects
-from .source import FloatTensorSource, NumpyTensorSource, Source, SourceGroup, TensorPropertySource
+from .source import AttrSource, FloatTensorSource, NumpyTensorSource, Source, SourceGroup, TensorPropertySource
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
@@ -196,8 +196,10 @@ class OutputGraph:
         return any(link.name() in self.module_sources for link in source.chain()[:-1])
 
     def int_may_be_symbolic(self, source: Source) -> bool:
-        """As Dynamo: an int from the frame's locals (not a global's, not a module's) may become a symbol."""
-        return self.shapes is not None and not source.is_global() and not self.reads_through_module(source)
+        """As Dynamo: an int from the frame's locals (not a global's, not a module's, not a function's
+        default, such as HF's `logits_to_keep=0`) may become a symbol."""
+        return self.shapes is not None and not source.is_global() and not self.reads_through_module(source) \
+            and not _reads_defaults(source)
 
     def float_may_be_symbolic(self, source: Source) -> bool:
         """As Dynamo: a float from anywhere (a global, a module's attribute too) may become a symbol."""
@@ -387,6 +389,11 @@ class OutputGraph:
 
     def count_calls(self) -> int:
         return sum(node.op in ("call_function", "call_method", "call_module") for node in self.graph.nodes)
+
+
+def _reads_defaults(source: Source) -> bool:
+    return any(isinstance(link, AttrSource) and link.member in ("__defaults__", "__kwdefaults__")
+               for link in source.chain())
 
 
 def _switches_grad_mode_to(node: torch.fx.Node, mode: bool) -> bool:

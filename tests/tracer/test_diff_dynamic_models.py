@@ -47,6 +47,17 @@ def pad_keeps_a_size_symbolic(x):
                       F.pad(e[:, :-1], [0, 0, 1, 0, 0, 0], value=0.0)], dim=2)
 
 
+# ---- an int default of a function reached through a local stays a constant: GPT-2's `logits_to_keep=0`,
+# read through transformers' wrapper (`L['func'].__defaults__`), then negated --------------------------------
+def _head(h, keep=2):
+    return h[:, slice(-keep, None)] * 2
+
+
+@case(CASES, call(T(3, 4), _head), call(T(5, 4), _head), compiles="C.", dynamic=True, same_placeholders=True)
+def int_default_of_a_function_argument(x, head):
+    return head(x + 1)
+
+
 # ---- copy.deepcopy of a config whose float attribute is symbolic: BART's cache reads get_text_config() ------
 class Config:
     def __init__(self):
