@@ -215,7 +215,7 @@ class OutputGraph:
         fake_args = tree_map(_example_of, proxy_args, is_leaf=_is_slice)
         fake_kwargs = tree_map(_example_of, proxy_kwargs, is_leaf=_is_slice)
         try:
-            with self._shape_facts(tx, target), self._symbolic_kernels(), self.fake_mode:
+            with self._shape_facts(tx, target), self._python_dispatcher(), self.fake_mode:
                 if op == "call_method":
                     example = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
                 else:
@@ -233,6 +233,12 @@ class OutputGraph:
         if self.on_node is not None:
             self.on_node(node)
         return self._wrap(tx, node, example)
+
+    def _python_dispatcher(self):
+        """With symbolic sizes an op runs on the fakes through torch's Python dispatcher, as in Dynamo: a
+        composite op (F.pad) then reads sizes as symbols, where its C++ kernel would read them as ints
+        and so specialise them."""
+        return enable_python_dispatcher() if self.shapes is not None else contextlib.nullcontext()
 
     def install_subgraph(self, prefix: str, body: torch.fx.GraphModule) -> str:
         """A graph of its own the main graph reads by name (`hook_body_0`, as Dynamo names it)."""
@@ -265,12 +271,6 @@ class OutputGraph:
             return contextlib.nullcontext()
         name = target if isinstance(target, str) else getattr(target, "__name__", str(target))
         return self.shapes.log.because(tx, f"{name}() on symbolic sizes needed it", name)
-
-    def _symbolic_kernels(self):
-        """With symbolic sizes, ops run on the fake tensors through torch's Python dispatcher, as in
-        Dynamo: a C++ kernel that reads plain sizes (`pad`'s) would otherwise specialise every size it
-        touches, where the op's symbolic decomposition keeps them symbolic."""
-        return enable_python_dispatcher() if self.shapes is not None else contextlib.nullcontext()
 
     def _wrap(self, tx, node: torch.fx.Node, example) -> VariableTracker:
         if isinstance(example, torch.Tensor):
