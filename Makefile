@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.standin-installed
 
-.PHONY: run test lint bench fuzz dist browser qt screen clean
+.PHONY: run test lint bench fuzz fuzz-families dist browser qt screen clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ PROGRAMS ?= 10000
 START ?= 0
 fuzz: $(STAMP)
 	$(BIN)/python tests/tracer/fuzz_run.py --programs $(PROGRAMS) --start $(START) $(ARGS)
+
+# Small generated programs per family, eager vs Standin vs real Dynamo (README "Fuzzing"); not in `make test`.
+FAMILY_PROGRAMS ?= 200
+fuzz-families: $(STAMP)
+	nice -n 10 $(BIN)/python tests/tracer/fuzz_families_run.py --programs $(FAMILY_PROGRAMS) --start $(START) $(ARGS)
 
 # Mutation testing of the guard engine, side effects, codegen, resume and the debugger (not in
 # `make test` or CI: it takes hours). MODULES= chooses some (guards.compiled guards.kinds guards.whatif

@@ -331,7 +331,7 @@ def markdown_table(results) -> str:
         lines += ["", "Debugger recording overhead (tracer only, first-call compile):", ""]
     if results["recording_note"]:
         lines.append(results["recording_note"])
-    else:
+    elif results["recording"]:
         lines += ["| workload | plain (ms) | recording (ms) | ratio |", "|---|--:|--:|--:|"]
         lines += [f"| {r['workload']} | {fmt(r['plain'])} | {fmt(r['recording'])} | {fmt(r['ratio'])} |"
                   for r in results["recording"]]

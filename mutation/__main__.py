@@ -91,6 +91,21 @@ EQUIVALENT: dict[str, str] = {
         "the jump's target, so it never runs (the prologue copies the closure; a second copy would be the same)",
     "tracer.resume.x_live_locals__mutmut_1[12]": "LOAD_FAST_CHECK misspelt: CPython 3.11, the only version "
         "the engine runs on, has no such opcode (3.12 adds it), so no instruction carries that name",
+    "tracer.resume.x_live_locals__mutmut_30": "changed = None before each pass: the loop tests it for truth "
+        "and sets True on a change, so None acts as False",
+    "tracer.resume.x_live_locals__mutmut_41": "the backward pass goes on to index -1, the last instruction "
+        "again: it recomputes the value the pass began with",
+    "tracer.resume.x_successors__mutmut_17": "an index one past the last instruction kept: CPython's code "
+        "ends in a terminator and jumps inside itself, so no successor is ever that index",
+    "tracer.resume.x_make_resume_code__mutmut_3[34]": "the original's COPY_FREE_VARS kept in the copy: it "
+        "opens the code, before every jump target, so the prologue's jump passes it and it never runs",
+    "tracer.resume.x_make_resume_code__mutmut_68": "RESUME 1 for RESUME 0: CPython 3.11 reads the operand only "
+        "to check its eval breaker when it is below 2 (a start or a yield), where 0 and 1 behave alike",
+    "tracer.resume.x_make_resume_code__mutmut_120": "compute_exception_stack_depths=None for False: the "
+        "bytecode package only tests it for truth",
+    "tracer.resume.x_with_blocks_around__mutmut_26": "return for break where a with-block's handler has no "
+        "cleanup row: CPython 3.11 always covers that handler with one (it restores the exception state), "
+        "so the branch never runs and the loop ends at its while test",
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "

@@ -22,6 +22,7 @@ from torch._C._dynamo.eval_frame import set_eval_frame
 from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
+from .source import LocalSource
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
@@ -65,6 +66,20 @@ class NamedCallable:
 
     def __repr__(self) -> str:
         return self.name
+
+
+def _looks_constant(var: VariableTracker) -> bool:
+    """Whether `var` is a Python constant, asked the way Dynamo's codegen asks of a value it must
+    build: a container's items are looked at (realized, so guarded) in order up to the first that
+    is not a constant; nothing else is guarded or specialised by asking."""
+    var = var.realize()
+    if isinstance(var, ConstantVariable):
+        return True
+    if isinstance(var, BaseListVariable) and not isinstance(var, SizeVariable):
+        return all(_looks_constant(item) for item in var.items)
+    if isinstance(var, ConstDictVariable):
+        return all(_looks_constant(value) for value in var.entries.values())
+    return False
 
 
 def _new_object(cls, names, items, *values):
@@ -119,6 +134,7 @@ class PyCodegen:
         self.temp_count = 0
         self.cell_temps: dict[int, str] = {}  # cells made during the trace, rebuilt once each
         self.frame_cells_used = False  # a rebuilt closure holds one of the frame's own cells
+        self.keep_lazy_constants = False  # while the return value is emitted (see `returned`)
 
     # ---- primitives ----------------------------------------------------------------
     def emit(self, opname: str, arg=bc.UNSET) -> None:
@@ -176,30 +192,27 @@ class PyCodegen:
         self.load_const(self.output_nodes.index(node))
         self.emit("BINARY_SUBSCR")
 
+    def returned(self, var: VariableTracker) -> None:
+        """Emit code that pushes the frame's return value.  As Dynamo, an int, float, bool or str
+        from outside that the trace never looked at is returned as it came, unguarded (an int
+        argument returned does not specialise the frame); but a container built in the trace is
+        first asked whether it is a constant, as Dynamo's codegen asks, which looks at (realizes)
+        its items in order up to the first that is not one."""
+        self.keep_lazy_constants = True
+        try:
+            self.reconstruct(var)
+        finally:
+            self.keep_lazy_constants = False
+
     def reconstruct(self, var: VariableTracker) -> None:
         """Emit code that pushes the value `var` stands for."""
+        if self.keep_lazy_constants and self._kept_lazy(var):
+            return
         # As Dynamo, a value that crosses into rewritten code is realized first: it is guarded,
-        # and a constant is baked in rather than passed along unguarded.
+        # and a constant is baked in rather than passed along unguarded (but see `returned`).
         var = var.realize()
-        if isinstance(var, NullVariable):
-            self.emit("PUSH_NULL")
-        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.source is not None:
-            var.source.reconstruct(self)  # a float input kept as it came: itself again, as in Dynamo
-        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
-            self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
-            self.emit("LOAD_METHOD", "item")
-            self.emit("PRECALL", 0)
-            self.emit("CALL", 0)
-        elif isinstance(var, NumpyNdarrayVariable):
-            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
-                var.source.reconstruct(self)
-            else:  # an array computed in the graph: an ndarray again
-                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
-        elif isinstance(var, (TensorVariable, SymNodeVariable)):
-            if var.node.op == "placeholder" and var.source is not None:
-                var.source.reconstruct(self)
-            else:
-                self.graph_output(var.node)
+        if isinstance(var, (NullVariable, SymNodeVariable, NumpyNdarrayVariable, TensorVariable)):
+            self._graph_value(var)
         elif isinstance(var, SizeVariable):
             self.call(torch.Size, lambda: self._sequence(TupleVariable(var.items)), 1)
         elif isinstance(var, (ListVariable, SetVariable)) and var.source is not None:
@@ -256,6 +269,36 @@ class PyCodegen:
             self.load_const(var.value)
         else:
             raise Unsupported(f"cannot rebuild {var.describe()} in bytecode")
+
+    def _kept_lazy(self, var: VariableTracker) -> bool:
+        """Under `returned`: a lazy constant from outside is pushed from its source, unguarded."""
+        if var.is_lazy() and var.source is not None and type(var.value) in (int, float, bool, str):
+            var.source.reconstruct(self)
+            return True
+        if var.source is None:
+            _looks_constant(var)
+        return False
+
+    def _graph_value(self, var: VariableTracker) -> None:
+        """A NULL, or a value the graph holds: a tensor, an ndarray, a symbolic number."""
+        if isinstance(var, NullVariable):
+            self.emit("PUSH_NULL")
+        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.source is not None:
+            var.source.reconstruct(self)  # a float input kept as it came: itself again, as in Dynamo
+        elif isinstance(var, SymNodeVariable) and isinstance(var.value, torch.SymFloat) and var.shapes is not None:
+            self.graph_output(var.float_output_node())  # a 0-d tensor out of the graph, a float again here
+            self.emit("LOAD_METHOD", "item")
+            self.emit("PRECALL", 0)
+            self.emit("CALL", 0)
+        elif isinstance(var, NumpyNdarrayVariable):
+            if var.node.op == "placeholder" and var.source is not None:  # an array from outside: itself
+                var.source.reconstruct(self)
+            else:  # an array computed in the graph: an ndarray again
+                self.call(_tensor_to_ndarray_fn, lambda: self.graph_output(var.node), 1)
+        elif var.node.op == "placeholder" and var.source is not None:
+            var.source.reconstruct(self)
+        else:
+            self.graph_output(var.node)
 
     def _register_hook(self, index: int) -> None:
         hook = self.side_effects.hooks[index]
@@ -399,6 +442,11 @@ class PyCodegen:
         for name, cell_id in effects.frame_cells.items():
             content = effects.load_cell(cell_id)
             wanted = cell_id in effects.assigned_cells or (frame_cellvars and name in self.code.co_cellvars)
+            if wanted and cell_id not in effects.assigned_cells and not self.frame_cells_used \
+                    and content is not None and content.is_lazy() and content.source == LocalSource(name):
+                # as Dynamo: the cell of an argument that the trace never looked at, and that no closure
+                # made in the trace holds, already holds its value; staging it again would guard it
+                continue
             if content is not None and wanted:
                 staged.append((name, None, self._staged(content)))
         for _, cell, source in effects.real_cells.values():

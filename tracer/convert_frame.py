@@ -23,7 +23,7 @@ from . import trace_rules
 from .break_code import BreakCode, break_site, emit_break
 from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
-from .exc import InternalTracerWarning, Unresumable, Unsupported, UserError, UserLocation
+from .exc import InternalTracerWarning, ObservedException, Unresumable, Unsupported, UserError, UserLocation
 from .guards import GuardSet
 from .output_graph import OutputGraph
 from .shapes.env import tracking_for
@@ -123,6 +123,10 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             if owner.fullgraph:
                 _notify(hook, "on_trace_end", f"error: {error.reason}", TraceEnd.ERROR)
                 raise
+            if isinstance(error, ObservedException):  # as Dynamo: no graph; Python raises it for real
+                _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
+                return eager_entry(owner, compile_id, f"{error}\nno handler in the frame catches it: "
+                                                      "the frame runs eagerly")
             if break_at is None and tx.current is not None:
                 break_at, first_error = tx.current.index, error
                 _notify(hook, "on_trace_end", "restarting to stop before the graph break", TraceEnd.RESTARTING)
@@ -195,7 +199,7 @@ def internal_error(owner, compile_id, error) -> CacheEntry:
 
 def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheEntry:
     def emit(cg: PyCodegen):
-        cg.reconstruct(result)
+        cg.returned(result)
         effects = output.side_effects
         if effects.is_empty() and not cg.frame_cells_used and not effects.assigned_cells:
             cg.emit("RETURN_VALUE")

@@ -159,7 +159,10 @@ class CompiledFunction:
         self._records: dict[int, CompiledFunction] = {id(self.code): self} if parent is None else {}
         self._by_rewritten: dict[int, CompiledFunction] = {}
         self._callback = frame_hook.Callback(self, _on_frame)
-        self._signature = inspect.signature(fn, follow_wrapped=False)  # the code's own parameters, not a wrapped function's
+        # The code's own parameters (not a wrapped function's), made at the first call that needs them:
+        # a resume function, always called positionally, may take locals no signature can name
+        # (pytest's rewritten asserts keep theirs in `@py_assert1`).
+        self._signature: inspect.Signature | None = None
         self._defaults = _defaults_of(fn)  # those the signature holds: a change to fn.__defaults__ renews it
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
             if not has_var_parameters(self.code) and not self.code.co_kwonlyargcount else None
@@ -224,7 +227,7 @@ class CompiledFunction:
         """The signature that binds a call of fn (this code): made again when fn's defaults are not
         those it was made with (a user assigned __defaults__, or fn is another function of this code)."""
         defaults = _defaults_of(fn)
-        if defaults[0] is self._defaults[0] and defaults[1] is self._defaults[1]:
+        if self._signature is not None and defaults[0] is self._defaults[0] and defaults[1] is self._defaults[1]:
             return self._signature
         signature = inspect.signature(fn, follow_wrapped=False)
         if fn is self.fn:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy
 import torch
 import torch.fx
+from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.utils._pytree import tree_map
 
@@ -22,7 +23,7 @@ from .exc import Unsupported
 from .guards import Guard, ShapeCheck, TensorMeta, global_state
 from .shapes import graph as shape_graph
 from .side_effects import SideEffects
-from .source import FloatTensorSource, NumpyTensorSource, Source, SourceGroup, TensorPropertySource
+from .source import AttrSource, FloatTensorSource, NumpyTensorSource, Source, SourceGroup, TensorPropertySource
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
@@ -195,8 +196,10 @@ class OutputGraph:
         return any(link.name() in self.module_sources for link in source.chain()[:-1])
 
     def int_may_be_symbolic(self, source: Source) -> bool:
-        """As Dynamo: an int from the frame's locals (not a global's, not a module's) may become a symbol."""
-        return self.shapes is not None and not source.is_global() and not self.reads_through_module(source)
+        """As Dynamo: an int from the frame's locals (not a global's, not a module's, not a function's
+        default, such as HF's `logits_to_keep=0`) may become a symbol."""
+        return self.shapes is not None and not source.is_global() and not self.reads_through_module(source) \
+            and not _reads_defaults(source)
 
     def float_may_be_symbolic(self, source: Source) -> bool:
         """As Dynamo: a float from anywhere (a global, a module's attribute too) may become a symbol."""
@@ -212,7 +215,7 @@ class OutputGraph:
         fake_args = tree_map(_example_of, proxy_args, is_leaf=_is_slice)
         fake_kwargs = tree_map(_example_of, proxy_kwargs, is_leaf=_is_slice)
         try:
-            with self._shape_facts(tx, target), self.fake_mode:
+            with self._shape_facts(tx, target), self._python_dispatcher(), self.fake_mode:
                 if op == "call_method":
                     example = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
                 else:
@@ -230,6 +233,12 @@ class OutputGraph:
         if self.on_node is not None:
             self.on_node(node)
         return self._wrap(tx, node, example)
+
+    def _python_dispatcher(self):
+        """With symbolic sizes an op runs on the fakes through torch's Python dispatcher, as in Dynamo: a
+        composite op (F.pad) then reads sizes as symbols, where its C++ kernel would read them as ints
+        and so specialise them."""
+        return enable_python_dispatcher() if self.shapes is not None else contextlib.nullcontext()
 
     def install_subgraph(self, prefix: str, body: torch.fx.GraphModule) -> str:
         """A graph of its own the main graph reads by name (`hook_body_0`, as Dynamo names it)."""
@@ -382,6 +391,11 @@ class OutputGraph:
         return sum(node.op in ("call_function", "call_method", "call_module") for node in self.graph.nodes)
 
 
+def _reads_defaults(source: Source) -> bool:
+    return any(isinstance(link, AttrSource) and link.member in ("__defaults__", "__kwdefaults__")
+               for link in source.chain())
+
+
 def _switches_grad_mode_to(node: torch.fx.Node, mode: bool) -> bool:
     return node.op == "call_function" and node.target is torch._C._set_grad_enabled and tuple(node.args) == (mode,)
 
@@ -395,7 +409,7 @@ def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):
     if isinstance(v, (TensorVariable, SymNodeVariable)):
         return v.node
     if isinstance(v, SizeVariable):
-        return v.node if v.node is not None else tuple(_as_graph_arg(graph, item) for item in v.items)
+        return v.node if v.node is not None else _size_node(graph, v)
     if isinstance(v, TupleVariable) or type(v).__name__ == "ListVariable":
         return v.python_type()(_as_graph_arg(graph, item) for item in v.items)
     if type(v).__name__ == "SliceVariable":
@@ -405,6 +419,17 @@ def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):
         if literal is not _NOT_LITERAL:
             return literal
     raise Unsupported(f"{v.describe()} cannot be passed to a graph operation")
+
+
+def _size_node(graph: torch.fx.Graph, size: SizeVariable):
+    """A torch.Size built at trace time (`x.size()[:-1] + (n,)`) with symbolic items: as Dynamo, a
+    `torch.Size((...))` node made where it is used, since a torch.Size cannot hold FX nodes itself."""
+    items = tuple(_as_graph_arg(graph, item) for item in size.items)
+    if not any(isinstance(item, torch.fx.Node) for item in items):
+        return torch.Size(items)
+    node = graph.create_node("call_function", torch.Size, (list(items),), {})
+    node.meta["example_value"] = torch.Size(_example_of(item) for item in items)
+    return node
 
 
 _NOT_LITERAL = object()

@@ -616,7 +616,13 @@ class InstructionTranslator(ExceptionOpcodes):
         self.return_value = self.pop()
 
     def LOAD_ASSERTION_ERROR(self, inst):
-        raise Unsupported("assert statement that fails at trace time")
+        """A failing assert.  As Dynamo: one with no message or a literal one is a graph break (the assert
+        runs for real in the rest of the frame); one whose message is computed (an f-string) raises
+        AssertionError itself (not a global's) as any raise does."""
+        following = [i.opname for i in self.instructions[self.ip:self.ip + 4]]
+        if following[:1] == ["RAISE_VARARGS"] or following == ["LOAD_CONST", "PRECALL", "CALL", "RAISE_VARARGS"]:
+            raise Unsupported("assert statement that fails at trace time")
+        self.push(build_sourceless(self, AssertionError))
 
     # ---- jumps ------------------------------------------------------------------------------------
     def jump(self, inst):

@@ -10,7 +10,7 @@ import torch._dynamo
 from torch import nn
 
 import tracer
-from test_hf_zoo import Recorder, _ops
+from test_hf_zoo import Recorder, ops_of
 
 
 class BasicBlock(nn.Module):
@@ -97,7 +97,7 @@ def test_handwritten_model_traces_as_dynamo(name, train):
         graphs[who] = recorder.graphs
     for ours, expected in zip(outs["standin"], outs["eager"], strict=True):
         torch.testing.assert_close(ours, expected)
-    assert [_ops(g) for g in graphs["standin"]] == [_ops(g) for g in graphs["dynamo"]]
+    assert [ops_of(g) for g in graphs["standin"]] == [ops_of(g) for g in graphs["dynamo"]]
 
 
 def test_rnn_modules_run_as_they_are_with_the_reason():
@@ -118,7 +118,7 @@ def test_modules_built_in_forward_trace_as_dynamo():
         torch._dynamo.reset()
         compiled = tracer.compile(model, backend=recorder) if who == "standin" else \
             torch.compile(model, backend=recorder, dynamic=False)
-        results[who] = (compiled(x, y), [_ops(g) for g in recorder.graphs])
+        results[who] = (compiled(x, y), [ops_of(g) for g in recorder.graphs])
     torch.testing.assert_close(results["standin"][0], results["dynamo"][0])
     assert results["standin"][1] == results["dynamo"][1]
 

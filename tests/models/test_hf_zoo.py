@@ -18,7 +18,7 @@ from tracer.explain import op_name
 from zoo import ARCHS, build
 
 
-def _ops(gm: torch.fx.GraphModule) -> list[str]:
+def ops_of(gm: torch.fx.GraphModule) -> list[str]:
     return [op_name(node) for node in gm.graph.nodes if node.op.startswith("call")]
 
 
@@ -33,14 +33,14 @@ class Recorder:
         return gm.forward
 
 
-def _tensors(out) -> list[torch.Tensor]:
+def tensors_of(out) -> list[torch.Tensor]:
     """The tensors of a model output (a ModelOutput, a tuple), in order, nested ones included."""
     if isinstance(out, torch.Tensor):
         return [out]
     if isinstance(out, dict):
         out = list(out.values())
     if isinstance(out, (list, tuple)):
-        return [t for item in out for t in _tensors(item)]
+        return [t for item in out for t in tensors_of(item)]
     return []
 
 
@@ -51,7 +51,7 @@ def _run(name: str, compiler, *, train: bool):
     torch.manual_seed(1)  # dropout draws the same numbers in every run
     numpy.random.seed(1)  # and Wav2Vec2's SpecAugment masks (drawn with NumPy) are the same
     out = call(*args, **(train_kwargs if train else {}))
-    result = {"out": [t.detach() for t in _tensors(out)]}
+    result = {"out": [t.detach() for t in tensors_of(out)]}
     if train:
         out.loss.backward()
         result["grads"] = {k: p.grad.clone() for k, p in model.named_parameters() if p.grad is not None}
@@ -70,7 +70,7 @@ def _dynamo(recorder):
     return lambda model: torch.compile(model, backend=recorder, dynamic=False)
 
 
-def _assert_same(actual: dict, expected: dict, who: str) -> None:
+def assert_same(actual: dict, expected: dict, who: str) -> None:
     assert len(actual["out"]) == len(expected["out"]), f"{who}: outputs differ in number"
     for i, (a, e) in enumerate(zip(actual["out"], expected["out"])):
         torch.testing.assert_close(a, e, msg=lambda m, i=i: f"{who} output {i}: {m}")
@@ -81,14 +81,17 @@ def _assert_same(actual: dict, expected: dict, who: str) -> None:
                 torch.testing.assert_close(actual[part][key], value, msg=lambda m, k=key: f"{who} {part} {k}: {m}")
 
 
-@pytest.mark.parametrize("train", [False, True], ids=["eval", "train"])
-@pytest.mark.parametrize("arch", ARCHS, ids=[a.name for a in ARCHS])
+RUNS = [(arch, train) for arch in ARCHS for train in (False, True) if arch.train or not train]
+
+
+@pytest.mark.parametrize("arch,train", RUNS, ids=[f"{a.name}-{'train' if t else 'eval'}" for a, t in RUNS])
 def test_traces_as_dynamo(arch, train):
     eager = _run(arch.name, None, train=train)
     ours, theirs = Recorder(), Recorder()
-    _assert_same(_run(arch.name, _standin(ours), train=train), eager, "Standin")
-    _assert_same(_run(arch.name, _dynamo(theirs), train=train), eager, "Dynamo")
+    assert_same(_run(arch.name, _standin(ours), train=train), eager, "Standin")
+    assert_same(_run(arch.name, _dynamo(theirs), train=train), eager, "Dynamo")
     assert len(ours.graphs) == len(theirs.graphs), \
         f"{len(ours.graphs)} graph(s), Dynamo {len(theirs.graphs)}"
     for i, (gm, reference) in enumerate(zip(ours.graphs, theirs.graphs)):
-        assert _ops(gm) == _ops(reference), f"graph {i}: op list differs from Dynamo's"
+        assert ops_of(gm) == ops_of(reference), f"graph {i}: op list differs from Dynamo's"
+

@@ -22,8 +22,11 @@ VOCAB = 64
 @dataclass(frozen=True)
 class Arch:
     name: str
-    family: str  # decoder, encoder, encoder-decoder, vision, audio
+    family: str  # decoder, encoder, encoder-decoder, vision, audio, multimodal
     make: Callable[[], tuple[torch.nn.Module, tuple, dict]]  # -> model, eval args, training kwargs
+    # Whether the tests run its training step too: off where the training path is one an earlier
+    # architecture already takes (measured equal to Dynamo's, README), to keep the zoo's test time short.
+    train: bool = True
 
 
 def _ids(batch: int = 2, length: int = 8) -> torch.Tensor:
@@ -91,6 +94,16 @@ def _wav2vec2():
     return model, (torch.randn(2, 400),), {"labels": torch.tensor([0, 1])}
 
 
+def _clip():
+    tf = _quiet_transformers()
+    text = {"vocab_size": VOCAB, "hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "max_position_embeddings": 32}
+    vision = {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+              "image_size": 16, "patch_size": 4}
+    model = tf.CLIPModel(tf.CLIPConfig(text_config=text, vision_config=vision, projection_dim=8))
+    return model, (_ids(), torch.randn(2, 3, 16, 16)), {"return_loss": True}
+
+
 _SMALL = {"num_hidden_layers": 1, "hidden_size": 16, "intermediate_size": 32, "num_attention_heads": 2,
           "max_position_embeddings": 32}
 _GQA = {**_SMALL, "num_attention_heads": 4, "num_key_value_heads": 2}
@@ -118,6 +131,39 @@ ARCHS = [
                                      hidden_sizes=[8, 16], depths=[1, 1])),
     Arch("whisper", "audio", _whisper),
     Arch("wav2vec2", "audio", _wav2vec2),
+    # Session 3: architectures whose code takes other paths (rotary variants, parallel attention, GQA
+    # without bias, disentangled attention, shared layers, bottlenecks, windows, overlapping patches).
+    Arch("mistral", "decoder", _causal("MistralConfig", "MistralForCausalLM", **_GQA), train=False),
+    Arch("gemma", "decoder", _causal("GemmaConfig", "GemmaForCausalLM", **_GQA, head_dim=8), train=False),
+    Arch("phi", "decoder", _causal("PhiConfig", "PhiForCausalLM", **_SMALL), train=False),
+    Arch("gpt_neox", "decoder", _causal("GPTNeoXConfig", "GPTNeoXForCausalLM", **_SMALL), train=False),
+    Arch("falcon", "decoder", _causal("FalconConfig", "FalconForCausalLM", num_hidden_layers=1, hidden_size=16,
+                                      num_attention_heads=2), train=False),
+    Arch("gptj", "decoder", _causal("GPTJConfig", "GPTJForCausalLM", n_layer=1, n_embd=16, n_head=2, n_positions=32,
+                                    rotary_dim=4), train=False),
+    Arch("deberta_v2", "encoder", _encoder("DebertaV2Config", "DebertaV2ForSequenceClassification", **_SMALL)),
+    Arch("albert", "encoder", _encoder("AlbertConfig", "AlbertForSequenceClassification", **_SMALL,
+                                       embedding_size=8), train=False),
+    Arch("electra", "encoder", _encoder("ElectraConfig", "ElectraForSequenceClassification", **_SMALL,
+                                        embedding_size=8), train=False),
+    Arch("mobilebert", "encoder", _encoder("MobileBertConfig", "MobileBertForSequenceClassification",
+                                           **_SMALL, embedding_size=8, intra_bottleneck_size=8,
+                                           true_hidden_size=8, num_feedforward_networks=1)),
+    Arch("xlm_roberta", "encoder", _encoder("XLMRobertaConfig", "XLMRobertaForSequenceClassification", **_SMALL),
+         train=False),
+    Arch("mbart", "encoder-decoder", _seq2seq("MBartConfig", "MBartForConditionalGeneration", **_SEQ2SEQ)),
+    Arch("pegasus", "encoder-decoder", _seq2seq("PegasusConfig", "PegasusForConditionalGeneration", **_SEQ2SEQ),
+         train=False),
+    Arch("swin", "vision", _vision("SwinConfig", "SwinForImageClassification", 32, image_size=32, patch_size=4,
+                                   embed_dim=8, depths=[1, 1], num_heads=[2, 2], window_size=4)),
+    Arch("deit", "vision", _vision("DeiTConfig", "DeiTForImageClassification", 16, num_hidden_layers=1,
+                                   hidden_size=16, intermediate_size=32, num_attention_heads=2, image_size=16,
+                                   patch_size=4), train=False),
+    Arch("segformer", "vision", _vision("SegformerConfig", "SegformerForImageClassification", 32,
+                                        num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[8, 16],
+                                        num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2],
+                                        mlp_ratios=[2, 2], decoder_hidden_size=16)),
+    Arch("clip", "multimodal", _clip),
 ]
 BY_NAME = {arch.name: arch for arch in ARCHS}
 

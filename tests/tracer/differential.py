@@ -179,6 +179,7 @@ class Case:
     case_name: str | None = None
     globals: dict | None = None  # the globals mutations get (default: fn.__globals__)
     dynamic: bool | None = False  # torch.compile's dynamic= for both Dynamo and the tracer (None: automatic)
+    fullgraph: bool = False  # torch.compile's fullgraph= for both: a graph break is then an error
 
     @property
     def name(self) -> str:
@@ -577,18 +578,21 @@ def run_eager(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
 
 
 @contextlib.contextmanager
-def _watch_convert_frame(code: types.CodeType):
+def _watch_convert_frame(code: types.CodeType, fullgraph: bool = False):
     """Count Dynamo's frame conversions of ``code`` (also those whose graph is empty).
 
     ``counters["frames"]["total"]`` is not usable per function: it also counts
     unrelated frames that run while the eval-frame callback is set (e.g. import
     hooks on the first compile).  So we wrap ``ConvertFrame.__call__`` and keep
-    only the frames of the function under test.
+    only the frames of the function under test.  Under fullgraph=True Dynamo's callback is
+    the ConvertFrameAssert that ConvertFrame otherwise wraps.
     """
-    from torch._dynamo.convert_frame import ConvertFrame
+    from torch._dynamo.convert_frame import ConvertFrame, ConvertFrameAssert
+
+    watched = ConvertFrameAssert if fullgraph else ConvertFrame
 
     seen = {"n": 0, "failed": 0}
-    orig = ConvertFrame.__call__
+    orig = watched.__call__
 
     def wrapped(self, frame, *args, **kwargs):
         if frame.f_code is not code:
@@ -600,11 +604,11 @@ def _watch_convert_frame(code: types.CodeType):
             seen["failed"] += 1
             raise
 
-    ConvertFrame.__call__ = wrapped
+    watched.__call__ = wrapped
     try:
         yield seen
     finally:
-        ConvertFrame.__call__ = orig
+        watched.__call__ = orig
 
 
 def _first_failure(reason: str) -> str:
@@ -649,11 +653,11 @@ def run_dynamo(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
     backend = CountingBackend()
     torch._dynamo.reset()
     counters.clear()
-    opt = torch.compile(c.fn, backend=backend, dynamic=c.dynamic)
+    opt = torch.compile(c.fn, backend=backend, dynamic=c.dynamic, fullgraph=c.fullgraph)
     code = _dynamo_code(c, opt)
     state = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0}
     rec_problems: list[str] = []
-    with _watch_convert_frame(code) as seen:
+    with _watch_convert_frame(code, c.fullgraph) as seen:
         def before(cr):
             state["frames"] = seen["n"]
             state["graphs"] = len(backend.graphs)
@@ -694,7 +698,7 @@ def run_dynamo(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
 def run_tracer(c: Case, snap: _GlobalsSnapshot | None = None) -> RunRecord:
     backend = CountingBackend()
     tracer.reset()
-    opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic)
+    opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic, fullgraph=c.fullgraph)
     state = {"events": 0, "graphs": 0}
 
     def before(cr):
@@ -737,7 +741,7 @@ def _describe_entries(opt: Any) -> str:
 # comparison
 # --------------------------------------------------------------------------
 
-def _output_problem(actual: CallRecord, expected: CallRecord, raises: bool = False) -> str | None:
+def output_problem(actual: CallRecord, expected: CallRecord, raises: bool = False) -> str | None:
     """What differs in a call's outcome; with `raises`, a call may raise: then the other side
     must raise the same exception (type and args)."""
     if expected.error is not None and raises:
@@ -757,7 +761,7 @@ def _output_problem(actual: CallRecord, expected: CallRecord, raises: bool = Fal
     return None
 
 
-def _state_problems(actual: CallRecord, expected: CallRecord, who: str, i: int,
+def state_problems(actual: CallRecord, expected: CallRecord, who: str, i: int,
                     has_state: bool) -> list[str]:
     out = []
     try:
@@ -829,10 +833,10 @@ def check_case(c: Case) -> Result:
     # ---- validity of the case itself (eager vs Dynamo) ----
     invalid = list(dyn.problems)
     for i, (d, e) in enumerate(zip(dyn.calls, eager.calls)):
-        p = _output_problem(d, e)
+        p = output_problem(d, e)
         if p:
             invalid.append(f"call {i}: Dynamo {p}")
-        invalid.extend(_state_problems(d, e, "Dynamo", i, c.state is not None))
+        invalid.extend(state_problems(d, e, "Dynamo", i, c.state is not None))
     if c.compiles is not None:
         got = "".join("C" if d.compiled else "." for d in dyn.calls)
         if got != c.compiles:
@@ -844,10 +848,10 @@ def check_case(c: Case) -> Result:
     tr = run_tracer(c, snap)
     problems: list[str] = []
     for i, (t, d, e) in enumerate(zip(tr.calls, dyn.calls, eager.calls)):
-        p = _output_problem(t, e)
+        p = output_problem(t, e)
         if p:
             problems.append(f"call {i}: tracer {p}")
-        problems.extend(_state_problems(t, e, "tracer", i, c.state is not None))
+        problems.extend(state_problems(t, e, "tracer", i, c.state is not None))
         if t.compiled != d.compiled:
             problems.append(f"call {i}: tracer compiled={t.compiled} (events {t.kinds}), "
                             f"Dynamo compiled={d.compiled}")
@@ -886,10 +890,10 @@ def check_case_against_eager(c: Case) -> RunRecord:
     tr = run_tracer(c, snap)
     problems: list[str] = []
     for i, (t, e) in enumerate(zip(tr.calls, eager.calls)):
-        p = _output_problem(t, e)
+        p = output_problem(t, e)
         if p:
             problems.append(f"call {i}: tracer {p}")
-        problems.extend(_state_problems(t, e, "tracer", i, c.state is not None))
+        problems.extend(state_problems(t, e, "tracer", i, c.state is not None))
     if c.compiles is not None:
         got = "".join("C" if t.compiled else "." for t in tr.calls)
         if got != c.compiles:

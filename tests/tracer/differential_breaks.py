@@ -142,13 +142,14 @@ def run_eager(c: BreakCase, snap) -> RunRecord:
 
 
 @contextlib.contextmanager
-def _watch_all_frames(installed: list | None = None):
+def _watch_all_frames(installed: list | None = None, fullgraph: bool = False):
     """Every code object Dynamo's ConvertFrame is entered for (names, in order); in `installed`,
     the names of those it made a new cache entry for."""
-    from torch._dynamo.convert_frame import ConvertFrame
+    from torch._dynamo.convert_frame import ConvertFrame, ConvertFrameAssert
 
+    watched = ConvertFrameAssert if fullgraph else ConvertFrame
     names: list[str] = []
-    orig = ConvertFrame.__call__
+    orig = watched.__call__
 
     def counting(self, frame, *args, **kwargs):
         names.append(frame.f_code.co_name)
@@ -158,11 +159,11 @@ def _watch_all_frames(installed: list | None = None):
             installed.append(frame.f_code.co_name)
         return result
 
-    ConvertFrame.__call__ = counting
+    watched.__call__ = counting
     try:
         yield names
     finally:
-        ConvertFrame.__call__ = orig
+        watched.__call__ = orig
 
 
 def frame_name(name: str) -> str:
@@ -177,7 +178,7 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
     backend = CountingBackend()
     torch._dynamo.reset()
     counters.clear()
-    opt = torch.compile(c.fn, backend=backend, dynamic=c.dynamic)
+    opt = torch.compile(c.fn, backend=backend, dynamic=c.dynamic, fullgraph=c.fullgraph)
     code = D._dynamo_code(c, opt)
     st = {"frames": 0, "graphs": 0, "fail": 0, "compiles_so_far": 0, "names": 0, "breaks": 0, "installed": 0}
     problems: list[str] = []
@@ -186,7 +187,7 @@ def run_dynamo(c: BreakCase, snap) -> RunRecord:
     def n_breaks() -> int:
         return sum(counters["graph_break"].values())
 
-    with D._watch_convert_frame(code) as seen, _watch_all_frames(installed) as names:
+    with D._watch_convert_frame(code, c.fullgraph) as seen, _watch_all_frames(installed, c.fullgraph) as names:
         def before(cr):
             st["frames"] = seen["n"]
             st["graphs"] = len(backend.graphs)
@@ -244,7 +245,7 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
 
     backend = CountingBackend()
     tracer.reset()
-    opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic)
+    opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic, fullgraph=c.fullgraph)
     st = {"events": 0, "graphs": 0, "all": 0}
 
     def all_events():
@@ -330,11 +331,11 @@ def check_break_case(c: BreakCase):
 
     invalid = list(dyn.problems)
     for i, (d, e) in enumerate(zip(dyn.calls, eager.calls)):
-        p = D._output_problem(d, e, c.raises)
+        p = D.output_problem(d, e, c.raises)
         if p:
             invalid.append(f"call {i}: Dynamo {p}")
         invalid.extend(_stdout_problem(d, e, "Dynamo", i))
-        invalid.extend(D._state_problems(d, e, "Dynamo", i, c.state is not None))
+        invalid.extend(D.state_problems(d, e, "Dynamo", i, c.state is not None))
     if c.compiles is not None:
         got = "".join("C" if d.compiled else "." for d in dyn.calls)
         if got != c.compiles:
@@ -345,11 +346,11 @@ def check_break_case(c: BreakCase):
     tr = run_tracer(c, snap)
     problems: list[str] = []
     for i, (t, d, e) in enumerate(zip(tr.calls, dyn.calls, eager.calls)):
-        p = D._output_problem(t, e, c.raises)
+        p = D.output_problem(t, e, c.raises)
         if p:
             problems.append(f"call {i}: tracer {p}")
         problems.extend(_stdout_problem(t, e, "tracer", i))
-        problems.extend(D._state_problems(t, e, "tracer", i, c.state is not None))
+        problems.extend(D.state_problems(t, e, "tracer", i, c.state is not None))
         if t.compiled != d.compiled:
             problems.append(f"call {i}: tracer root frame compiled={t.compiled} (events {t.kinds}), "
                             f"Dynamo compiled={d.compiled} ({d.kinds})")

@@ -412,7 +412,7 @@ def test_escaping_exception_matches_eager(fn):
 
 
 @pytest.mark.parametrize("fn", [escape_reraise, escape_no_matching_handler, escape_raise_from,
-                                escape_from_helper], ids=lambda f: f.__name__)
+                                escape_from_helper, escape_uncaught_lookup], ids=lambda f: f.__name__)
 def test_escaping_exception_graph_count_matches_dynamo(fn):
     """Dynamo gives up on a frame an exception escapes from: no graph; so do we."""
     tracer.reset()

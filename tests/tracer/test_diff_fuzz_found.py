@@ -7,6 +7,7 @@ import warnings
 import pytest
 import torch
 from differential import T, call, case, parametrize, set_attr
+from differential_breaks import break_case, parametrize_breaks
 
 import tracer
 
@@ -74,7 +75,140 @@ def a_symbolic_float_returned_as_it_came(x, d):
     return d["a"], {**d, "z": 1.0}, y
 
 
+# ---- fuzz_families (nested 2): an int argument returned as it came does not specialise the frame; Dynamo
+# keeps it lazy (unguarded) at the return, unless its codegen asks a container holding it whether it is a
+# constant, which looks at the items in order up to the first that is not one ----
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 3), compiles="C..")
+def an_int_argument_returned_as_it_came(x, n):
+    return x + 1, n
+
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 3), compiles="C..")
+def an_int_argument_returned_after_a_tensor_in_a_tuple(x, n):
+    return x + 1, (x, n), {"t": x, "n": n}
+
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 3), compiles="CCC")
+def an_int_argument_returned_first_in_a_tuple(x, n):
+    return x + 1, (n, x)
+
+
+@case(CASES, call(T(3), 1, 0.5, "a"), call(T(3), 2, 1.5, "b"), compiles="C.")
+def a_float_and_a_str_argument_returned_as_they_came(x, n, s, name):
+    return x * 2, s, name, n
+
+
+# fuzz_families (dynamic 25): F.pad's C++ kernel read the sizes of a symbolic fake as ints, which specialised
+# them (a recompile per size under dynamic=True); Dynamo runs ops on fakes through the Python dispatcher
+@case(CASES, call(T(2, 4)), call(T(4, 4)), call(T(5, 4)), compiles="C..", dynamic=True, same_placeholders=True)
+def a_composite_op_on_symbolic_sizes(x):
+    return torch.nn.functional.pad(x, (1, 0))[:, 1:] + 1
+
+
+@case(CASES, call(T(2, 4)), call(T(4, 4)), call(T(5, 4)), compiles="CC.", dynamic=None, same_placeholders=True,
+      name="a_composite_op_on_sizes_that_change")
+def a_composite_op_on_sizes_that_change(x):
+    return torch.nn.functional.pad(x, (0, 2), value=1.0) * x.shape[0]
+
+
+# fuzz_families (containers 37): clear() of a global dict guarded its keys, so the emptied dict failed the
+# guard on the next call (Dynamo guards only its type)
+STORE = {"a": 1.0, "b": 2.0}
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=lambda g: g["STORE"].update(c=3.0)), compiles="C..",
+      state=lambda: dict(STORE))
+def clear_of_a_global_dict(x):
+    STORE.clear()
+    return x + 1
+
+
 test_fuzz_found = parametrize(CASES)
+
+BREAK_CASES: list = []
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C..")
+def an_int_argument_returned_by_a_resume_function(x, n):
+    t = x * 1
+    print("at")
+    return t * 2, n
+
+
+# fuzz_families (nested 35): an argument a closure reads lives in a cell; at a graph break the cell the trace
+# never looked at was staged again from its tracker, which guarded the argument in the root frame
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C..")
+def an_argument_in_a_cell_passed_over_a_break(x, n):
+    t = x * 1
+    print("at")
+    return (lambda v: v + n)(t)
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C.C",
+            name="a_closure_made_before_a_break_over_an_argument")
+def a_closure_made_before_a_break_over_an_argument(x, n):
+    t = x * 1
+    f = lambda v: v + n  # noqa: E731 - the closure is the point
+    print("at")
+    return f(t)
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C.C")
+def an_argument_cell_assigned_before_a_break(x, n):
+    n = n + 1
+    print("at")
+    return (lambda v: v + n)(x)
+
+
+# fuzz_families (bad 3): an exception no handler in the frame catches makes no graph, and the frame runs
+# eagerly from then on (Dynamo skips it), even for arguments that would not raise
+TABLE = {"a": 1.0}
+
+
+@break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="CC..",
+            breaks=None, raises=True)
+def a_raise_no_handler_catches(x, n):
+    t = x * 2
+    if n == 1:
+        raise ValueError(f"bad n {n}")
+    return t + 1
+
+
+@break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 2), compiles="CC.", breaks=None, raises=True)
+def a_missing_key_no_handler_catches(x, n):
+    t = x.sin()
+    if n == 1:
+        t = t + TABLE["b"]
+    return t + 1
+
+
+# fuzz_families (bad 39, bad 62): a failing assert was a graph break of its own; it raises AssertionError as
+# any raise does (caught by a handler in the frame: one graph; uncaught: the frame runs eagerly, as Dynamo).
+# Compiled from text: pytest rewrites the asserts of a test module.
+exec(compile('''
+def an_assert_no_handler_catches(x, n):
+    t = x * 2
+    if n:
+        assert n > 100, f"n is {n}"
+    return t + 1
+
+
+def an_assert_caught_in_the_frame(x, n):
+    t = x * 2
+    try:
+        assert n > 100, f"n is {n}"
+    except Exception as e:
+        t = t + len(str(e))
+    return t + 1
+''', __file__ + ":asserts", "exec"))
+break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="CC..", breaks=None,
+           raises=True)(an_assert_no_handler_catches)  # noqa: F821 - defined by the exec above
+break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="CC.C",
+           breaks=False)(an_assert_caught_in_the_frame)  # noqa: F821
+
+
+test_fuzz_found_breaks = parametrize_breaks(BREAK_CASES)
 
 
 def del_of_a_missing_key_escapes(x, d):
@@ -203,3 +337,54 @@ def test_a_dict_subclass_that_gains_getitem_between_calls_uses_it():
         torch.testing.assert_close(opt(x), x + 10)
     finally:
         del GainsDict.__getitem__
+
+
+# ---- fuzz_families (containers 29, classes 5): a list or sum() that raises at trace time raised our own
+# error (an internal error, the frame eager) instead of the program's ----
+
+STACK: list = []
+
+
+def del_of_a_missing_index(x):
+    del STACK[0]
+    return x
+
+
+def store_past_the_end(x, lst):
+    lst[5] = 1.0
+    return x
+
+
+def store_with_a_str_index(x, lst):
+    lst["a"] = 1.0
+    return x
+
+
+def pop_of_an_empty_list(x, lst):
+    return x + lst.pop()
+
+
+def insert_with_a_str_index(x, lst):
+    lst.insert("a", 1)
+    return x
+
+
+def sum_of_a_tuple_holding_a_tuple(x):
+    return x + sum((1, 1.0, ()))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (del_of_a_missing_index, ()), (store_past_the_end, ([1.0],)), (store_with_a_str_index, ([],)),
+    (pop_of_an_empty_list, ([],)), (insert_with_a_str_index, ([],)), (sum_of_a_tuple_holding_a_tuple, ()),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_list_or_sum_that_raises_at_trace_time_raises_the_programs_error(fn, args):
+    x = torch.ones(2)
+    with pytest.raises(Exception) as expected:
+        fn(x, *args)
+    tracer.reset()
+    opt = tracer.compile(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tracer.InternalTracerWarning)
+        with pytest.raises(type(expected.value)) as got:
+            opt(x, *args)
+    assert got.value.args == expected.value.args

@@ -146,6 +146,19 @@ CASES = [returns_tuple_and_list, returns_namedtuple, returns_deque, returns_set,
          returns_constants]
 
 
+def compiled(fn):
+    """fn compiled, checked after each call to have run its graph: a value the code generator cannot
+    rebuild makes the frame run eagerly, with the same result, which would hide it."""
+    opt = tracer.compile(fn)
+
+    def call(*args):
+        result = opt(*args)
+        entry = opt.cache_entries[-1]
+        assert entry.eager_reason is None and entry.graphs, f"{fn.__name__} ran eagerly: {entry.eager_reason}"
+        return result
+    return call
+
+
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
 def test_a_returned_value_is_rebuilt_as_eager_builds_it(fn):
     x = torch.arange(4.0)
@@ -156,30 +169,30 @@ def test_a_returned_value_is_rebuilt_as_eager_builds_it(fn):
 
 
 def test_one_list_held_twice_stays_one_object():
-    got = tracer.compile(returns_one_list_twice)(torch.ones(2))
+    got = compiled(returns_one_list_twice)(torch.ones(2))
     assert got[0] is got[1][0] is got[1][1]
 
 
 def test_a_bound_method_a_closure_and_a_partial_call_as_eager():
     x = torch.arange(3.0)
-    method = tracer.compile(returns_bound_method)(x)
+    method = compiled(returns_bound_method)(x)
     assert method.__self__.__class__ is Box and torch.equal(method(2), returns_bound_method(x)(2))
-    add = tracer.compile(returns_closure)(x)
+    add = compiled(returns_closure)(x)
     assert torch.equal(add(torch.ones(3)), returns_closure(x)(torch.ones(3)))
-    partial, getter = tracer.compile(returns_partial_and_getter)(x)
+    partial, getter = compiled(returns_partial_and_getter)(x)
     eager_partial, eager_getter = returns_partial_and_getter(x)
     assert partial.keywords == {"alpha": 2} and torch.equal(partial(x), eager_partial(x))
     assert getter([1, 2, 3]) == eager_getter([1, 2, 3]) == (1, 3)
 
 
 def test_an_exception_made_in_the_trace_is_rebuilt_with_its_arguments():
-    error, y = tracer.compile(returns_exception)(torch.ones(2))
+    error, y = compiled(returns_exception)(torch.ones(2))
     assert type(error) is ValueError and error.args == ("bad", 3) and torch.equal(y, torch.full((2,), 2.0))
 
 
 def test_dict_views_and_a_partly_used_iterator_are_rebuilt():
     x = torch.arange(3.0)
-    keys, values, it = tracer.compile(returns_views_and_iterator)(x)
+    keys, values, it = compiled(returns_views_and_iterator)(x)
     assert type(keys) is type({}.keys()) and list(keys) == ["a", "b"]
     assert type(values) is type({}.values()) and torch.equal(list(values)[0], x + 1)
     rest = list(it)
@@ -217,7 +230,7 @@ def returns_a_closure_over_a_changed_cell(x):
 
 
 def test_a_cell_written_in_the_trace_holds_its_new_value_afterwards():
-    y, bump = tracer.compile(returns_a_closure_over_a_changed_cell)(torch.zeros(2))
+    y, bump = compiled(returns_a_closure_over_a_changed_cell)(torch.zeros(2))
     assert torch.equal(y, torch.full((2,), 3.0))
     assert bump.__defaults__ == (2,) and bump() == 5  # the closure sees the cell the trace wrote
 
@@ -254,3 +267,42 @@ def test_mutations_of_outside_containers_objects_and_globals_are_replayed():
     assert OUT_SET == {0, 3} and OUT_DICT == {"a": 0, "k": 4}
     assert next(OUT_ITER) == 11  # one item consumed
     assert OUT_GLOBAL == 5 and OUT_BOX.value == 6
+
+
+def returns_two_closures_over_one_cell(x):
+    k = 1
+
+    def get():
+        return k
+
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+    bump()
+    return x + k, get, bump
+
+
+def test_closures_made_in_the_trace_over_one_cell_still_share_it():
+    y, get, bump = compiled(returns_two_closures_over_one_cell)(torch.zeros(2))
+    assert torch.equal(y, torch.full((2,), 2.0)) and get() == 2
+    assert get.__closure__[0] is bump.__closure__[0]
+    bump()
+    assert get() == 3  # one cell: the other closure sees the write
+
+
+def makes_a_counter(x):
+    def counter():
+        n = 0
+
+        def step():
+            nonlocal n
+            n += 1
+            return n
+        return step
+    return x + 1, counter()
+
+
+def test_a_cell_made_inside_the_trace_is_rebuilt_once_with_its_contents():
+    y, step = compiled(makes_a_counter)(torch.zeros(2))
+    assert torch.equal(y, torch.ones(2)) and (step(), step()) == (1, 2)

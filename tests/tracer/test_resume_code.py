@@ -124,6 +124,27 @@ def test_a_local_read_after_the_loop_stays_live_around_its_back_edge():
     assert "xs" not in live_locals(decoded, call_of(loops).index + 1)  # the iterator is on the stack
 
 
+def test_liveness_carried_around_a_back_edge_needs_another_pass():
+    def reads_in_the_next_iteration(xs, k):
+        total = 0
+        for x in xs:
+            total = total + k
+            helper(x)
+        return total
+    decoded = decode(reads_in_the_next_iteration.__code__)
+    assert live_locals(decoded, call_of(reads_in_the_next_iteration).index + 1) == {"k", "total"}
+
+
+def test_a_loop_that_ends_the_code_reads_its_head_again():
+    def forever(k, n):
+        while True:
+            helper(n)
+            n = helper(k)
+    decoded = decode(forever.__code__)
+    assert decoded.instructions[-1].opname == "JUMP_BACKWARD"  # the last instruction: the loop's jump
+    assert live_locals(decoded, call_of(forever, 1).index + 1) == {"k"}
+
+
 def test_successors_follow_jumps_fall_through_and_exception_handlers():
     decoded = decode(in_a_try.__code__)
     call = call_of(in_a_try)
@@ -145,6 +166,45 @@ def test_a_break_in_a_loop_body_has_a_back_edge_and_one_after_it_has_none():
     decoded = decode(loops.__code__)
     assert has_backedge(decoded, call_of(loops, 0).index)
     assert not has_backedge(decoded, call_of(loops, 1).index)
+
+
+def test_the_instruction_right_before_the_loops_jump_is_in_the_loop():
+    def stores_in_a_loop(obj, xs):
+        for x in xs:
+            obj.attr = x
+        return obj
+    decoded = decode(stores_in_a_loop.__code__)
+    store = nth(stores_in_a_loop, "STORE_ATTR")
+    assert decoded.instructions[store.index + 1].opname == "JUMP_BACKWARD"
+    assert has_backedge(decoded, store.index)
+
+
+def test_the_loops_own_closing_jump_is_not_a_back_edge_after_it():
+    def counts_down(x):
+        while x.sum() > 0:
+            x = x - 1
+        return x
+    decoded = decode(counts_down.__code__)
+    closing = next(i for i in decoded.instructions if i.opname.startswith("POP_JUMP_BACKWARD"))
+    assert closing.target < closing.index
+    assert not has_backedge(decoded, closing.index)  # as Dynamo: the scan starts after the break
+
+
+def test_a_jump_back_to_the_break_itself_is_not_counted_as_dynamo_counts_strictly_before():
+    def spins(x):
+        while True:
+            x = x + 1
+    decoded = decode(spins.__code__)
+    jump = decoded.instructions[-1]
+    assert jump.opname == "JUMP_BACKWARD"
+    assert not has_backedge(decoded, jump.target) and has_backedge(decoded, jump.target + 1)
+
+
+def test_code_that_ends_without_a_return_or_a_jump_back_has_no_back_edge():
+    def raises(x):
+        helper(x)
+        raise ValueError(x)
+    assert not has_backedge(decode(raises.__code__), call_of(raises).index)
 
 
 def test_the_scan_for_a_back_edge_stops_at_the_first_return():
@@ -195,6 +255,51 @@ def test_a_try_block_around_the_entry_still_catches_in_the_resume_function():
     assert (fn(5), fn(-5)) == (6, -1)
 
 
+def retries(xs):
+    total = 0
+    for x in xs:
+        try:
+            y = helper(x)
+            total = total + check(y)
+        except ValueError:
+            total = total - 100
+    return total
+
+
+def test_a_loop_around_the_try_runs_its_later_iterations_whole():
+    code = resumed(retries, call_of(retries), 2, ["total"])  # the loop's iterator below the call's result
+    fn = types.FunctionType(code, globals())
+    assert fn(iter([2, -3]), 1, 0) == retries([1, 2, -3]) == -97
+
+
+def after_a_try(x):
+    try:
+        x = check(x)
+    except ValueError:
+        x = 0
+    y = helper(x)
+    return y + 1
+
+
+def test_an_entry_after_a_closed_try_block_is_in_no_try_block():
+    code = resumed(after_a_try, call_of(after_a_try, 1), 1, [])
+    assert types.FunctionType(code, globals())(5) == 6
+
+
+def pending_in_a_try(x):
+    try:
+        return x + check(helper(x))
+    except ValueError:
+        return -1
+
+
+def test_an_entry_mid_expression_in_a_try_block_keeps_the_handlers_depth():
+    # at the break: x, the NULL and check below helper's result; the handler unwinds to the try's depth
+    code = resumed(pending_in_a_try, call_of(pending_in_a_try, 0), 4, [], nulls=frozenset({1}))
+    fn = types.FunctionType(code, globals())
+    assert (fn(5, check, 2), fn(5, check, -2)) == (7, -1)
+
+
 def test_the_prologue_length_counts_what_comes_before_the_copied_code():
     for fn, call, n_stack, live, nulls in ((adds_after_a_call, call_of(adds_after_a_call), 1, ["y"], frozenset()),
                                            (calls_around_a_call, call_of(calls_around_a_call), 4, [],
@@ -209,6 +314,38 @@ def test_the_prologue_length_counts_what_comes_before_the_copied_code():
         assert instructions[entry].opname == decode(fn.__code__).instructions[call.index + 1].opname
         original = origin_index(decode(code), entry, fn.__code__, prologue)
         assert original == call.index + 1
+
+
+class Recorder:
+    def __init__(self):
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+def in_a_with_block(cm, x):
+    with cm:
+        y = helper(x)
+    return y + 1
+
+
+def test_a_resume_function_re_enters_the_with_block_around_the_break():
+    cm = Recorder()
+    call = call_of(in_a_with_block)
+    code = make_resume_code(in_a_with_block.__code__, decode(in_a_with_block.__code__), call.index + 1, 2, [],
+                            "resume_in_with", contexts=((0, cm),))
+    assert code.co_varnames[:1] == ("___stack1",) and code.co_argcount == 1  # __exit__ is not passed
+    prologue = resume_prologue_length(in_a_with_block.__code__, 2, contexts=((0, cm),))
+    instructions = decode(code).instructions
+    assert [i.opname for i in instructions[:prologue]] == ["RESUME", "LOAD_CONST", "BEFORE_WITH", "POP_TOP",
+                                                            "LOAD_FAST", "JUMP_FORWARD"]
+    assert types.FunctionType(code, globals())(41) == 42 and cm.log == ["enter", "exit"]
 
 
 def test_setup_instructions_count_the_cell_making_prefix():

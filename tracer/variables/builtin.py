@@ -198,7 +198,10 @@ class BuiltinVariable(VariableTracker):
             return total
         items = [i.realize() for i in self._sequence(tx, obj)]
         if all(i.is_python_constant() for i in items) and total.is_python_constant():
-            return ConstantVariable(sum((i.as_python_constant() for i in items), total.as_python_constant()))
+            try:
+                return ConstantVariable(sum((i.as_python_constant() for i in items), total.as_python_constant()))
+            except TypeError as error:  # sum((1, ())) or sum(["a"]): the program's own error
+                raise observed(error, f"sum() raised TypeError: {error} at trace time") from error
         for item in items:
             total = apply_operator(tx, operator.add, [total, item])
         return total

@@ -145,7 +145,8 @@ class ConstDictVariable(VariableTracker):
             raise Unsupported(f"dict.{name}()")
         if self.dict_cls is types.MappingProxyType:  # a class's __dict__ cannot be written through
             raise observed(TypeError(f"'mappingproxy' object does not support {name}"))
-        self.guard_keys()  # as Dynamo: a dict from outside that is mutated has its keys guarded
+        if name != "clear":  # what clear() leaves does not depend on the keys (the replay empties it whole)
+            self.guard_keys()  # as Dynamo: a dict from outside that is mutated has its keys guarded
         entries = dict(self.entries)
         result = ConstantVariable(None)
         if name == "__setitem__":

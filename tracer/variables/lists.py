@@ -345,30 +345,40 @@ class ListVariable(BaseListVariable):
             if not seq.has_unpack_var_sequence(tx):
                 raise Unsupported(f"list.extend() with {seq.describe()}")
             items.extend(seq.unpack_var_sequence(tx))
-        elif name == "insert":
-            items.insert(args[0].as_python_constant(), args[1])
-        elif name == "pop":
-            result = items.pop(*[a.as_python_constant() for a in args])
-            self.mutated(tx, items)
-            return result
+        elif name in ("insert", "pop", "__setitem__", "__delitem__"):
+            try:
+                result = _by_index(tx, name, items, args)
+            except (IndexError, TypeError) as error:  # a list of trackers says what the list would say
+                raise observed(error, f"list.{name}() raised {type(error).__name__}: {error}") from None
+            if name == "pop":
+                self.mutated(tx, items)
+                return result
         elif name == "clear":
             items.clear()
         elif name == "reverse":
             items.reverse()
-        elif name == "__setitem__":
-            key = args[0].as_python_constant()
-            if isinstance(key, slice):
-                items[key] = args[1].realize().unpack_var_sequence(tx)
-            else:
-                items[key] = args[1]
-        elif name == "__delitem__":
-            del items[args[0].as_python_constant()]
         elif name == "remove":
             del items[_index_of(items, args[0])]
         else:  # sort
             items = sorted_items(tx, items, kwargs)
         self.mutated(tx, items)
         return ConstantVariable(None)
+
+
+def _by_index(tx, name: str, items: list, args):
+    """list.insert / pop / __setitem__ / __delitem__ on the list of trackers `items`, in place."""
+    if name == "insert":
+        return items.insert(args[0].as_python_constant(), args[1])
+    if name == "pop":
+        return items.pop(*[a.as_python_constant() for a in args])
+    key = args[0].as_python_constant()
+    if name == "__delitem__":
+        del items[key]
+    elif isinstance(key, slice):
+        items[key] = args[1].realize().unpack_var_sequence(tx)
+    else:
+        items[key] = args[1]
+    return None
 
 
 @dataclass(frozen=True, eq=False)

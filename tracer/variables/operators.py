@@ -9,6 +9,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 
+import torch
+
 from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
@@ -17,7 +19,7 @@ from .dunder import INPLACE_TO_PLAIN, user_operator
 from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable, hash_key, unique_items
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
-from .sym import SYM_OPERATORS, SymNodeVariable, sym_operator
+from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
 
 
@@ -78,8 +80,10 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     changed = _in_place(tx, op, args)
     if changed is not None:
         return changed
-    if plain is operator.add and len(args) == 2 and _same_sequence_kind(*args):
-        return args[0].with_items(args[0].items + tuple(args[1].unpack_var_sequence(tx)))
+    if plain is operator.add and len(args) == 2:
+        joined = _concatenated(tx, *args)
+        if joined is not None:
+            return joined
     if plain is operator.mul and len(args) == 2 and isinstance(args[0], BaseListVariable) \
             and args[1].is_python_constant():
         return args[0].with_items(args[0].items * args[1].as_python_constant())
@@ -208,8 +212,25 @@ def _same_object(a, b) -> bool:
     return False
 
 
-def _same_sequence_kind(a, b) -> bool:
-    return isinstance(a, BaseListVariable) and type(a) is type(b)
+def _concatenated(tx, a, b) -> VariableTracker | None:
+    """`a + b` of two lists or two tuples, as Python types it: a torch.Size on either side makes a
+    torch.Size (its `nb_add` takes any tuple), any other tuple pair a plain tuple; None: not a concatenation."""
+    a, b = _as_size(a), _as_size(b)
+    if isinstance(a, ListVariable) and type(a) is type(b):
+        return a.with_items(a.items + b.items)
+    if not (isinstance(a, TupleVariable) and isinstance(b, TupleVariable)):
+        return None
+    items = a.items + tuple(b.unpack_var_sequence(tx))
+    if isinstance(a, SizeVariable) or isinstance(b, SizeVariable):
+        return SizeVariable(items)
+    return TupleVariable(items) if type(a) is not type(b) else a.with_items(items)
+
+
+def _as_size(var: VariableTracker) -> VariableTracker:
+    """A constant torch.Size as the tuple of its items, so that it can join a tuple holding symbolic sizes."""
+    if type(var) is ConstantVariable and isinstance(var.value, torch.Size):
+        return SizeVariable(tuple(ConstantVariable(item) for item in var.value))
+    return var
 
 
 def _getitem(tx, obj, index):

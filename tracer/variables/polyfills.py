@@ -24,6 +24,7 @@ from .lists import ListVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, new_instance, python_slot
+from .sym import SymNodeVariable
 from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable, UserMethodVariable
 
@@ -112,10 +113,10 @@ def deepcopy(tx, args, kwargs):
     instance_dict = VariableTracker.build(tx, obj.value.__dict__, AttrSource(obj.source, "__dict__")).realize()
     for name in instance_dict.unpack_var_sequence(tx):  # the key set is guarded
         value = instance_dict.call_method(tx, "__getitem__", [name], {}).realize()
-        if not value.is_python_constant():
+        if not _copyable(value):
             raise Unsupported(f"copy.deepcopy() of {obj.describe()}: its attribute {name.value!r} is "
                               f"{value.describe()}")
-        copied.generic_setattr(tx, name.value, _constant_copy(tx, value))
+        copied.generic_setattr(tx, name.value, _attribute_copy(tx, value))
     return copied
 
 
@@ -127,10 +128,20 @@ def _copy_new_object(tx, obj):
     copied = new_instance(tx, UserDefinedClassVariable(obj.python_type(), source=obj.cls_source))
     for name, value in dict(effects.attrs.get(obj.identity(), {})).items():
         value = value.realize()
-        if not value.is_python_constant():
+        if not _copyable(value):
             raise Unsupported(f"copy.deepcopy() of {obj.short_repr()}: its attribute {name!r} is {value.describe()}")
-        copied.generic_setattr(tx, name, _constant_copy(tx, value))
+        copied.generic_setattr(tx, name, _attribute_copy(tx, value))
     return copied
+
+
+def _copyable(var) -> bool:
+    return isinstance(var, SymNodeVariable) or var.is_python_constant()
+
+
+def _attribute_copy(tx, var):
+    """A deep copy of an attribute's value: a symbolic number (a float of a config under dynamic=True)
+    is the same number, as deepcopy gives back an int or a float itself, so it stays symbolic."""
+    return var if isinstance(var, SymNodeVariable) else _constant_copy(tx, var)
 
 
 def _constant_copy(tx, var):

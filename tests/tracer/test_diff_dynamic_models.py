@@ -1,0 +1,91 @@
+"""Differential cases: constructs real models use on symbolic sizes (dynamic=None with a second
+length, dynamic=True), each the small form of what a zoo model does, against Dynamo's graphs.
+"""
+import collections
+import copy
+
+import torch
+import torch.nn.functional as F
+from differential import T, call, case, parametrize
+
+import tracer
+
+CASES: list = []
+Pair = collections.namedtuple("Pair", "a b")
+
+
+# ---- torch.Size joined with a tuple: GPT-2's Conv1D `x.size()[:-1] + (nf,)`, then view --------------
+@case(CASES, call(T(2, 3, 4)), call(T(2, 5, 4)), call(T(2, 7, 4)), compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def size_slice_plus_tuple_into_view(x):
+    size_out = x.size()[:-1] + (8,)
+    return x.repeat(1, 1, 2).view(size_out)
+
+
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="C.", dynamic=True, same_placeholders=True)
+def tuple_plus_size_into_new_zeros(x):
+    return x.new_zeros((2,) + x.shape[:1]), torch.zeros(x.shape[:1] + x.shape[1:])
+
+
+@case(CASES, call(T(3, 4), T(6)), call(T(5, 4), T(6)), compiles="C.", dynamic=True)
+def constant_size_plus_symbolic_tuple(x, y):
+    return y.new_ones(y.shape + (x.shape[0],)), (y.shape + (x.shape[0],))[1]
+
+
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="CC", dynamic=None)
+def joined_tuple_types_as_python(x):
+    joined = (x.shape + Pair(1, 2), Pair(1, 2) + (3,), (1,) + x.shape)
+    return x + 1, [type(t).__name__ for t in joined], joined[0][0] * 2
+
+
+# ---- an op whose C++ kernel reads plain sizes: MobileBERT's trigram embedding pads shifted copies --------
+@case(CASES, call(T(2, 8, 4)), call(T(2, 12, 4)), call(T(2, 5, 4)), compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def pad_keeps_a_size_symbolic(x):
+    e = x * 2
+    return torch.cat([F.pad(e[:, 1:], [0, 0, 0, 1, 0, 0], value=0.0), e,
+                      F.pad(e[:, :-1], [0, 0, 1, 0, 0, 0], value=0.0)], dim=2)
+
+
+# ---- an int default of a function reached through a local stays a constant: GPT-2's `logits_to_keep=0`,
+# read through transformers' wrapper (`L['func'].__defaults__`), then negated --------------------------------
+def _head(h, keep=2):
+    return h[:, slice(-keep, None)] * 2
+
+
+@case(CASES, call(T(3, 4), _head), call(T(5, 4), _head), compiles="C.", dynamic=True, same_placeholders=True)
+def int_default_of_a_function_argument(x, head):
+    return head(x + 1)
+
+
+# ---- copy.deepcopy of a config whose float attribute is symbolic: BART's cache reads get_text_config() ------
+class Config:
+    def __init__(self):
+        self.dropout = 0.1
+        self.layers = 2
+        self.name = "tiny"
+
+
+cfg = Config()
+
+
+def deepcopy_of_a_config_with_a_symbolic_float(x):
+    copied = copy.deepcopy(cfg)
+    return x * copied.dropout + copied.layers, copied.name, copied is not cfg
+
+
+def test_deepcopy_keeps_a_symbolic_float_without_a_break():
+    """Not a differential case: Dynamo's deepcopy records `is_not` of the float with itself (its memo
+    check), an op with no use; the copy itself, one graph with the float symbolic, is what both make."""
+    x = torch.randn(3, 4)
+    tracer.reset()
+    explained = tracer.explain(deepcopy_of_a_config_with_a_symbolic_float, dynamic=True)(x)
+    assert explained.graph_break_count == 0 and explained.graph_count == 1, explained
+    assert "SymFloat" in str(explained.graphs[0].code) or any(
+        isinstance(n.meta.get("example_value"), torch.SymFloat) for n in explained.graphs[0].graph.nodes)
+    out, expected = explained.result, deepcopy_of_a_config_with_a_symbolic_float(x)
+    torch.testing.assert_close(out[0], expected[0])
+    assert out[1:] == expected[1:]
+
+
+test_dynamic_model_constructs = parametrize(CASES)
