@@ -22,6 +22,7 @@ from . import trace_rules
 from .exc import Unsupported
 from .source import (
     AttrSource,
+    DictKeySource,
     DictValueSource,
     GetItemSource,
     IterItemSource,
@@ -53,6 +54,7 @@ from .variables.lists import (
     SetVariable,
     SliceVariable,
     TupleVariable,
+    hash_key,
     tuple_fields,
 )
 from .variables.misc import (
@@ -182,15 +184,20 @@ def _build_mapping_or_iterator(tx, value, source: Source):
     guard = tx.output.install_guard
     if type(value) in _PLAIN_DICT_TYPES:  # a dict, or an OrderedDict / defaultdict, from outside
         guard(source, "TYPE_MATCH", type(value))
-        entries = {}
+        entries, object_keys = {}, False
         for index, (key, item) in enumerate(value.items()):
             if is_constant_value(key):
                 entries[key] = build_lazy(tx, item, GetItemSource(source, key))
             elif _is_identity_key(key):  # no literal names it: reached by position, the keys guarded
                 entries[key] = build_lazy(tx, item, DictValueSource(source, index))
+            elif _is_object_key(key):  # a tensor, a module: a tracker of its own, pinned by identity
+                entries[_object_key(tx, key, DictKeySource(source, index))] = build_lazy(
+                    tx, item, DictValueSource(source, index))
+                object_keys = True
             else:
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
-        keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
+        keys_guard = functools.partial(_guard_keys, tx, source, value) if object_keys else \
+            functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
         if any(not is_constant_value(key) for key in entries):
             keys_guard()  # values reached by position: the key set pins them
         factory = None
@@ -357,6 +364,32 @@ def is_typing_constant(value) -> bool:
     """An annotation object: a typing special form or alias, `X | Y`, `list[int]` -- immutable."""
     return isinstance(value, (types.UnionType, types.GenericAlias)) or (
         type(value).__module__ == "typing" and not isinstance(value, (type, types.FunctionType)))
+
+
+def _is_object_key(key) -> bool:
+    """A key hashed by identity that the trace meets as a tracker: a tensor, a module, an object
+    whose class keeps object's __hash__ and __eq__ (an optimizer's `state[p]`)."""
+    if isinstance(key, (torch.Tensor, torch.nn.Module)):
+        return True
+    cls = type(key)
+    return cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__
+
+
+def _object_key(tx, key, source: Source):
+    """The dict key a tracker of `key` stands for, the key guarded by identity (as Dynamo: a tensor
+    reached as a dict key is matched by id, not by its metadata)."""
+    tx.output.install_guard(source, "ID_MATCH", key)
+    return hash_key(build(tx, key, source))
+
+
+def _guard_keys(tx, source: Source, value: dict) -> None:
+    """The key set of a dict with keys compared by identity: its length and each key at its
+    position (a tuple of tensors cannot be compared with ==)."""
+    guard = tx.output.install_guard
+    guard(source, "LENGTH_CHECK", len(value))
+    for index, key in enumerate(value):
+        key_source = DictKeySource(source, index)
+        guard(key_source, "EQUALS_MATCH" if is_constant_value(key) else "ID_MATCH", key)
 
 
 def _is_identity_key(key) -> bool:

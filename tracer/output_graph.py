@@ -23,7 +23,8 @@ from .exc import Unsupported
 from .guards import Guard, ShapeCheck, TensorMeta, global_state
 from .shapes import graph as shape_graph
 from .side_effects import SideEffects
-from .source import AttrSource, FloatTensorSource, NumpyTensorSource, Source, SourceGroup, TensorPropertySource
+from .source import (AttrSource, DictKeySource, FloatTensorSource, NumpyTensorSource, Source, SourceGroup,
+                     TensorPropertySource)
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.lists import NamedTupleVariable, TupleVariable, tuple_fields
@@ -123,7 +124,8 @@ class OutputGraph:
             fake = self.shapes.fake_tensor(tx, source, value, self.static_reason(source, value))
         else:
             fake = self.fake_mode.from_tensor(value, static_shapes=True)
-        self.install_guard(source, "TENSOR_MATCH", TensorMeta.of(value, *shape_graph.size_patterns(fake)))
+        if not isinstance(source, DictKeySource):  # a dict's key: matched by identity (its ID_MATCH), as Dynamo
+            self.install_guard(source, "TENSOR_MATCH", TensorMeta.of(value, *shape_graph.size_patterns(fake)))
         for prop, index, symint in shape_graph.unbound_symbols(fake, self.bound_symbols):
             real = getattr(value, prop)() if index is None else getattr(value, prop)(index)
             node = self._placeholder(TensorPropertySource(source, prop, index), str(symint.node.expr),

@@ -229,6 +229,30 @@ def dict_value_at(mapping: dict, index: int):
 
 
 @dataclass(frozen=True)
+class DictKeySource(ChainedSource):
+    """The key at a position of a dict, for a key hashed by identity (a tensor, a parameter, a
+    module): Dynamo's `list(dict.keys(d))[i]`, guarded by identity, which pins the position."""
+
+    index: int
+
+    def name(self) -> str:
+        return f"list(dict.keys({self.base.name()}))[{self.index}]"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"_dict_key_at({base_expr}, {self.index})"
+
+    def reconstruct(self, codegen):
+        codegen.call(dict_key_at, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)
+
+
+def dict_key_at(mapping: dict, index: int):
+    return list(dict.keys(mapping))[index]
+
+
+@dataclass(frozen=True)
 class TypeSource(ChainedSource):
     """type(base): where class attributes are read from."""
 
@@ -338,7 +362,7 @@ def _as_float64_tensor(value):
 
 
 SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__, "_builtins_of": builtins_of,
-                    "_dict_value_at": dict_value_at, "_modules": sys.modules, "_iter_item": iterator_item,
+                    "_dict_value_at": dict_value_at, "_dict_key_at": dict_key_at, "_modules": sys.modules, "_iter_item": iterator_item,
                     "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor,
                     "_as_float64_tensor": _as_float64_tensor}
 _KEY_NAMES: dict = {}  # (type, key) of each constant key no literal writes -> its name in SOURCE_NAMESPACE

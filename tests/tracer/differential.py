@@ -202,14 +202,16 @@ class Case:
 
 
 def case(registry: list, *calls: Call, compiles: str | None = None, state=None,
-         same_placeholders: bool = False, dynamic: bool | None = False, name: str | None = None):
+         same_placeholders: bool = False, dynamic: bool | None = False, name: str | None = None,
+         fullgraph: bool = False):
     """Decorator: register ``fn`` with its calls in ``registry``; returns fn unchanged.
 
     ``dynamic`` is passed as ``torch.compile(dynamic=...)`` to both Dynamo and the tracer
-    (False, the default, keeps every size static; None is automatic dynamic)."""
+    (False, the default, keeps every size static; None is automatic dynamic); ``fullgraph`` likewise."""
 
     def deco(fn):
-        registry.append(Case(fn, list(calls), compiles, state, same_placeholders, name, dynamic=dynamic))
+        registry.append(Case(fn, list(calls), compiles, state, same_placeholders, name, dynamic=dynamic,
+                             fullgraph=fullgraph))
         return fn
 
     return deco

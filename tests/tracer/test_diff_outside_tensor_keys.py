@@ -1,0 +1,76 @@
+"""Differential cases: a dict from outside the compiled function (a global, an argument) keyed by
+tensors, parameters or modules -- objects hashed by identity, as an optimizer's `state[p]`.  Each
+key gets a source of its own (`list(dict.keys(d))[i]`) and an identity guard, so reads, writes
+and membership by such a key trace into one graph, and replacing a key recompiles, as Dynamo."""
+
+import collections
+
+import torch
+
+from differential import T, call, case, mutate_with, parametrize
+
+CASES: list = []
+
+W = torch.nn.Parameter(T(3))
+B = T(3)
+STATE = {W: T(3), B: T(3)}
+SCALES = {W: 2.0, B: 3.0}
+LINEAR = torch.nn.Linear(3, 3)
+BY_MODULE = {LINEAR: 0.5}
+MOMENTUM = collections.defaultdict(int)
+PARAMS = [torch.nn.Parameter(T(3)), torch.nn.Parameter(T(3))]
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def read_by_tensor_key(x):
+    return x * STATE[W] + STATE[B] * SCALES[B]
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def read_by_module_key(x):
+    return LINEAR(x) * BY_MODULE[LINEAR]
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True, state=lambda: list(STATE.values()))
+def write_by_tensor_key(x):
+    STATE[W] = STATE[W] * 0.9 + x
+    STATE[B] = x * 2
+    return x * STATE[W]
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def membership_by_tensor_key(x):
+    fresh = x + 1
+    return x * (W in STATE), B in SCALES, fresh in STATE, fresh not in SCALES
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def get_by_tensor_key(x):
+    return x * SCALES.get(W, 0.0) + SCALES.get(x, 5.0)
+
+
+def _replace_key(g):
+    old = g["B"]
+    new = old.clone()
+    g["B"] = new
+    g["SCALES"] = {g["W"]: 2.0, new: 4.0}
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=mutate_with(_replace_key, "B and SCALES' key replaced")),
+      call(T(3)), compiles="C.C.")
+def key_replaced_between_calls(x):
+    return x * SCALES[B]
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3)), compiles="CC.", fullgraph=True,
+      state=lambda: [MOMENTUM[p] for p in PARAMS])
+def defaultdict_keyed_by_parameters(x):
+    """The first call meets missing keys (default_factory), the second the keys it stored."""
+    total = x
+    for p in PARAMS:
+        MOMENTUM[p] = MOMENTUM[p] * 0.9 + p
+        total = total + MOMENTUM[p]
+    return total
+
+
+test_outside_tensor_keys = parametrize(CASES)
