@@ -206,13 +206,14 @@ class DictItemSource(ChainedSource):
 
 @dataclass(frozen=True)
 class DictValueSource(ChainedSource):
-    """The value at a position of a dict whose key has no literal (a class, `typing.Union`); the
-    dict's keys are guarded, which pins the position."""
+    """The value at a position of a dict whose key has no literal (a class, `typing.Union`, a
+    tensor); the dict's keys are guarded, which pins the position.  Named as Dynamo names it: the
+    dict read at its key's source."""
 
     index: int
 
     def name(self) -> str:
-        return f"___dict_value_at({self.base.name()}, {self.index})"
+        return f"{self.base.name()}[{DictKeySource(self.base, self.index).name()}]"
 
     def expression(self) -> str:
         return self.accessor(self.base.expression())

@@ -242,8 +242,8 @@ def states(dynamo: str, ours: str) -> bool:
             return True
     if m := re.fullmatch(r"len\((?P<s>.+)\) (?:==|!=) (?P<n>\d+)", claim):  # Dynamo checks a dict's length first
         keys = _our_keys(ours, m["s"])
-        if keys is not None and len(keys) == int(m["n"]):
-            return True
+        if (keys is not None and len(keys) == int(m["n"])) or ours.startswith(f"len({m['s']}) == {m['n']},"):
+            return True  # a dict keyed by tensors: its length guarded, its keys one by one
     if m := re.fullmatch(r"KeyError on (?P<s>.+)\[(?P<k>'[^']*'|\d+)\]", claim):
         keys = _our_keys(ours, m["s"])
         if (keys is not None and _literal(m["k"]) in keys) or ours.startswith(f"{m['s']}[{m['k']}]: cannot be read"):

@@ -73,4 +73,35 @@ def defaultdict_keyed_by_parameters(x):
     return total
 
 
+WIDER = T(4)
+
+
+def _resize_value(g):
+    g["STATE"][g["W"]] = g["WIDER"]
+
+
+@case(CASES, call(T(4)), call(T(4)), call(T(4), mutate=mutate_with(_resize_value, "STATE[W] = WIDER")),
+      call(T(4)), compiles="C.C.")
+def value_under_tensor_key_resized(x):
+    return x + STATE[W].sum() * STATE[W].shape[0]
+
+
+def _add_key(g):
+    g["SCALES"][g["PARAMS"][0]] = 7.0
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=mutate_with(_add_key, "SCALES[PARAMS[0]] = 7.0")), call(T(3)),
+      compiles="CC.")
+def items_of_tensor_keyed_dict(x):
+    total = x
+    for key, scale in SCALES.items():
+        total = total + key * scale
+    return total, len(SCALES)
+
+
+@case(CASES, call({W: 2.0, B: 3.0}, T(3)), call({W: 2.0, B: 3.0}, T(3)), compiles="C.", fullgraph=True)
+def argument_dict_keyed_by_tensors(scales, x):
+    return x * scales[W] + scales[B]
+
+
 test_outside_tensor_keys = parametrize(CASES)

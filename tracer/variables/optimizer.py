@@ -4,7 +4,7 @@ An optimizer is a user object with one exception, Dynamo's: its `_init_group(gro
 (the lazy creation of the state, slow and full of Python) is not traced but run for real at trace
 time, on the real param group and fresh lists; the lists it filled come back into the trace as
 the parameters, their gradients and the state tensors, each a graph input named by where it lives
-(`L['self'].param_groups[0]['params'][0]`, `.grad`, `___dict_value_at(L['self'].state, 0)['step']`)
+(`L['self'].param_groups[0]['params'][0]`, `.grad`, `L['self'].state[list(dict.keys(L['self'].state))[0]]['step']`)
 and guarded there, with the state's layout (how many entries, which keys).  The graph then holds
 only the update's tensor ops.  As in Dynamo, the trace reads every param group's `capturable` as
 True (the real groups are left alone), so the update takes the branch that keeps the step count a
