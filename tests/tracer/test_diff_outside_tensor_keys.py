@@ -8,8 +8,10 @@ import collections
 import torch
 
 from differential import T, call, case, mutate_with, parametrize
+from differential_breaks import break_case, parametrize_breaks
 
 CASES: list = []
+BREAK_CASES: list = []
 
 W = torch.nn.Parameter(T(3))
 B = T(3)
@@ -104,4 +106,28 @@ def argument_dict_keyed_by_tensors(scales, x):
     return x * scales[W] + scales[B]
 
 
+BUFFERS = {W: T(3), B: T(3)}
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True, state=lambda: list(BUFFERS))
+def new_tensor_key_stored(x):
+    """A key the trace adds (an input tensor) is replayed into the dict after the graph."""
+    BUFFERS[x] = x * BUFFERS[W]
+    return BUFFERS.pop(x) + len(BUFFERS)
+
+
 test_outside_tensor_keys = parametrize(CASES)
+
+EXP_AVG = {W: T(3), B: T(3)}
+
+
+@break_case(BREAK_CASES, call(T(3)), call(T(3)), compiles="C.", state=lambda: list(EXP_AVG.values()))
+def tensor_keyed_dict_written_around_break(x):
+    EXP_AVG[W] = EXP_AVG[W] * 0.5 + x
+    print("break")
+    y = x + 1
+    EXP_AVG[B] = EXP_AVG[B] + y
+    return EXP_AVG[B] * y
+
+
+test_outside_tensor_keys_at_breaks = parametrize_breaks(BREAK_CASES)
