@@ -108,6 +108,8 @@ class SideEffects:
         self.attrs = {k: {n: swap(v) for n, v in d.items()} for k, d in self.attrs.items()}
         self.globals = {k: swap(v) for k, v in self.globals.items()}
         self.containers = {k: swap(v) for k, v in self.containers.items()}
+        # an outside container not mutated itself may hold one that is (`d["a"]["step"] = ...`)
+        self.tracked = {k: (value, swap(tracker)) for k, (value, tracker) in self.tracked.items()}
         self.dict_items = {k: swap(v) for k, v in self.dict_items.items()}
         self.hooks = [hook and (*hook[:2], swap(hook[2])) for hook in self.hooks]
 

@@ -116,6 +116,43 @@ def new_tensor_key_stored(x):
     return BUFFERS.pop(x) + len(BUFFERS)
 
 
+OPT_STATE = {p: {"exp_avg": T(3), "step": torch.zeros(())} for p in PARAMS}
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True,
+      state=lambda: [[s["exp_avg"], s["step"]] for s in OPT_STATE.values()])
+def optimizer_style_state_per_parameter(lr):
+    for p in PARAMS:
+        state = OPT_STATE[p]
+        state["step"] = state["step"] + 1
+        state["exp_avg"] = state["exp_avg"] * 0.9 + p.detach() * 0.1
+    return [p - lr * OPT_STATE[p]["exp_avg"] / OPT_STATE[p]["step"] for p in PARAMS]
+
+
+NESTED = {"a": {"step": torch.zeros(())}}
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True, state=lambda: NESTED["a"]["step"])
+def inner_dict_written_then_read_through_outer(x):
+    """The outer dict is not mutated, the inner one is: reading it again through the outer sees the write."""
+    inner = NESTED["a"]
+    inner["step"] = inner["step"] + 1
+    return x / NESTED["a"]["step"]
+
+
+class Slot:
+    """A plain object: hashed by identity."""
+
+
+SLOT = Slot()
+BY_SLOT = {SLOT: T(3), "bias": 1.0}
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def read_by_plain_object_key(x):
+    return x * BY_SLOT[SLOT] + BY_SLOT["bias"], SLOT in BY_SLOT
+
+
 test_outside_tensor_keys = parametrize(CASES)
 
 EXP_AVG = {W: T(3), B: T(3)}
