@@ -1,0 +1,139 @@
+"""Which keys of a dict from outside a lookup guards: only the key it asked about, as Dynamo.
+
+`d.get(k, default)`, `d.pop(k, default)` of a missing key and `k in d` depend only on whether
+`k` is there (a DICT_CONTAINS guard); `len(d)`, iteration and `d.setdefault(k, v)` depend on
+the whole key set (DICT_KEYS_MATCH, as Dynamo's).  Each case is called again after a key the
+function never names is added (no recompile where Dynamo has none) and after the key it
+looks up appears or goes (a recompile, or the old graph would give the old answer).
+"""
+from differential import T, call, case, mutate_with, parametrize, parametrize_against_eager
+
+CASES: list = []
+# Real Dynamo 2.13 guards nothing of an object's __dict__ read as a dict (no recompile, the old
+# answer): compared with eager, the tracer guarding the one key it looks up.
+AGAINST_EAGER: list = []
+
+POP_TABLE = {"a": 1.0}
+GET_TABLE = {"a": 1.0}
+IN_TABLE = {"a": 1.0}
+PRESENT_TABLE = {"a": 1.0}
+SETDEFAULT_TABLE = {"a": 1.0}
+LEN_TABLE = {"a": 1.0}
+ITER_TABLE = {"a": 1.0}
+ITEM_TABLE = {"a": 1.0}
+
+
+class Config:
+    def __init__(self):
+        self.scale = 2.0
+
+
+CFG = Config()
+CFG_IN = Config()
+
+
+def put(name, key, value=3.0):
+    def m(g):
+        g[name][key] = value
+
+    return mutate_with(m, f"{name}[{key!r}] = {value}")
+
+
+def drop(name, key):
+    return mutate_with(lambda g: g[name].pop(key), f"{name}.pop({key!r})")
+
+
+def attr(name, key, value=3.0):
+    return mutate_with(lambda g: setattr(g[name], key, value), f"{name}.{key} = {value}")
+
+
+def global_calls(name, looked_up="k"):
+    """First call, an unrelated key added, then the looked-up key added."""
+    return (call(T(3)), call(T(3), mutate=put(name, "unrelated")), call(T(3), mutate=put(name, looked_up)))
+
+
+def arg_calls(looked_up="k"):
+    return (call(T(3), {"a": 1.0}), call(T(3), {"a": 1.0, "unrelated": 0.5}),
+            call(T(3), {"a": 1.0, looked_up: 2.0}))
+
+
+@case(CASES, *global_calls("POP_TABLE"), compiles="C.C")
+def pop_missing_key_of_a_global(x):
+    return x + POP_TABLE.pop("k", 5.0)
+
+
+@case(CASES, *arg_calls(), compiles="C.C")
+def pop_missing_key_of_an_argument(x, d):
+    return x + d.pop("k", 5.0)
+
+
+@case(CASES, *global_calls("GET_TABLE"), compiles="C.C")
+def get_missing_key_of_a_global(x):
+    return x * GET_TABLE.get("k", 4.0)
+
+
+@case(CASES, *arg_calls(), compiles="C.C")
+def get_missing_key_of_an_argument(x, d):
+    return x * d.get("k", 4.0)
+
+
+@case(CASES, *global_calls("IN_TABLE"), compiles="C.C")
+def missing_key_in_a_global(x):
+    if "k" in IN_TABLE:
+        return x + 1
+    return x - 1
+
+
+@case(CASES, *arg_calls(), compiles="C.C")
+def missing_key_in_an_argument(x, d):
+    return x + 1 if "k" in d else x - 1
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=put("PRESENT_TABLE", "unrelated")),
+      call(T(3), mutate=drop("PRESENT_TABLE", "a")), compiles="C.C")
+def present_key_in_a_global(x):
+    return x + 1 if "a" in PRESENT_TABLE else x - 1
+
+
+@case(CASES, *arg_calls(), compiles="C.C")
+def not_in_an_argument(x, d):
+    return x + 1 if "k" not in d else x - 1
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=put("ITEM_TABLE", "unrelated")),
+      call(T(3), mutate=put("ITEM_TABLE", "a", 7.0)), compiles="C.C")
+def present_item_of_a_global(x):
+    return x * ITEM_TABLE["a"]
+
+
+@case(CASES, *global_calls("SETDEFAULT_TABLE", "a"), compiles="CCC")
+def setdefault_of_a_present_key_guards_the_keys(x):
+    return x * SETDEFAULT_TABLE.setdefault("a", 9.0)
+
+
+@case(CASES, *global_calls("LEN_TABLE"), compiles="CCC")
+def len_of_a_global_guards_the_keys(x):
+    return x + len(LEN_TABLE)
+
+
+@case(CASES, *global_calls("ITER_TABLE"), compiles="CCC")
+def iterating_a_global_guards_the_keys(x):
+    for key in ITER_TABLE:
+        x = x + len(key)
+    return x
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3), mutate=attr("CFG", "unrelated")), call(T(3), mutate=attr("CFG", "k")),
+      compiles="C.C")
+def get_missing_key_of_an_object_dict(x):
+    return x * CFG.__dict__.get("k", 4.0) * CFG.scale
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3), mutate=attr("CFG_IN", "unrelated")), call(T(3), mutate=attr("CFG_IN", "k")),
+      compiles="C.C")
+def missing_key_in_an_object_dict(x):
+    return x + 1 if "k" in CFG_IN.__dict__ else x - 1
+
+
+test_dict_guards = parametrize(CASES)
+test_object_dict_guards = parametrize_against_eager(AGAINST_EAGER)
