@@ -6,11 +6,14 @@ the whole key set (DICT_KEYS_MATCH, as Dynamo's).  Each case is called again aft
 function never names is added (no recompile where Dynamo has none) and after the key it
 looks up appears or goes (a recompile, or the old graph would give the old answer).
 """
+import collections
+
 from differential import T, call, case, mutate_with, parametrize, parametrize_against_eager
 
 CASES: list = []
-# Real Dynamo 2.13 guards nothing of an object's __dict__ read as a dict (no recompile, the old
-# answer): compared with eager, the tracer guarding the one key it looks up.
+# Where real Dynamo 2.13 gives the old answer after the key appears (an object's __dict__ read as
+# a dict, a KeyError caught): compared with eager, the tracer guarding
+# the one key it looks up.
 AGAINST_EAGER: list = []
 
 POP_TABLE = {"a": 1.0}
@@ -21,6 +24,10 @@ SETDEFAULT_TABLE = {"a": 1.0}
 LEN_TABLE = {"a": 1.0}
 ITER_TABLE = {"a": 1.0}
 ITEM_TABLE = {"a": 1.0}
+DEFAULTS = collections.defaultdict(float, {"a": 1.0})
+DEFAULTS_GET = collections.defaultdict(float, {"a": 1.0})
+ORDERED = collections.OrderedDict({"a": 1.0})
+KEY_ERROR_TABLE = {"a": 1.0}
 
 
 class Config:
@@ -121,6 +128,29 @@ def iterating_a_global_guards_the_keys(x):
     for key in ITER_TABLE:
         x = x + len(key)
     return x
+
+
+@case(CASES, *global_calls("DEFAULTS"), compiles="CCC")
+def defaultdict_missing_key_stores_it_and_guards_the_keys(x):
+    return x + DEFAULTS["k"]
+
+
+@case(CASES, *global_calls("DEFAULTS_GET"), compiles="C.C")
+def get_missing_key_of_a_defaultdict(x):
+    return x + DEFAULTS_GET.get("k", 2.0)
+
+
+@case(CASES, *global_calls("ORDERED"), compiles="C.C")
+def missing_key_in_an_ordered_dict(x):
+    return x + 1 if "k" in ORDERED else x - 1
+
+
+@case(AGAINST_EAGER, *global_calls("KEY_ERROR_TABLE"), compiles="C.C")
+def key_error_of_a_missing_key(x):
+    try:
+        return x + KEY_ERROR_TABLE["k"]
+    except KeyError:
+        return x - 1
 
 
 @case(AGAINST_EAGER, call(T(3)), call(T(3), mutate=attr("CFG", "unrelated")), call(T(3), mutate=attr("CFG", "k")),

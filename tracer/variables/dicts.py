@@ -124,6 +124,7 @@ class ConstDictVariable(VariableTracker):
         if self.dict_cls is collections.Counter:
             return ConstantVariable(0)
         if self.dict_cls is collections.defaultdict and self.default_factory is not None:
+            self.guard_keys()  # it stores the key: a mutation, whose replay needs the key set (as Dynamo)
             value = self.default_factory.call_function(tx, [], {})
             tx.replace_all(self, replace(self, entries={**self.entries, key: value}))
             return value
