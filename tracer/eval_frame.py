@@ -35,7 +35,7 @@ from .stack_room import enter_compiled_call, leave_compiled_call
 from .resume import make_resume_code, origin_index, resume_prologue_length
 from .guards.report import report_text
 from .guards.whatif import predict
-from .shapes import AutomaticDynamic, check_dynamic
+from .shapes import AutomaticDynamic, check_dynamic, code_identity
 from .variables.nn_module import hooks_of
 
 _frame_ids: dict[types.CodeType, int] = {}
@@ -141,7 +141,8 @@ class CompiledFunction:
         self.fullgraph = fullgraph
         self.cache_size_limit = cache_size_limit
         self.dynamic = dynamic  # None: automatic dynamic; True / False as torch.compile's
-        self.automatic_dynamic = AutomaticDynamic()  # the sizes this frame's compiles saw, per source
+        # the root's: the sizes seen per source, by code identity (shapes.code_identity), for all its frames
+        self._sizes_seen: dict[tuple, AutomaticDynamic] = {}
         self.cache_entries: list[CacheEntry] = []
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
@@ -184,6 +185,12 @@ class CompiledFunction:
         plain = self.module is None and self.bound_self is None and not self.partial_args \
             and not self.partial_keywords and self.parent is None
         return self.fn if plain else None
+
+    @property
+    def automatic_dynamic(self) -> AutomaticDynamic:
+        """The sizes this frame's compiles saw, per source, shared with every frame of its root
+        whose code has the same identity (a resume function and its namesakes)."""
+        return self.root._sizes_seen.setdefault(code_identity(self.code), AutomaticDynamic())
 
     @property
     def root(self) -> "CompiledFunction":
@@ -420,7 +427,7 @@ class CompiledFunction:
         self.calls.clear()
         self.cache_entries.clear()
         self.compile_events.clear()
-        self.automatic_dynamic = AutomaticDynamic()
+        self._sizes_seen.clear()
         self.frames.clear()
         self._resumes.clear()
         self._warned_limit = False

@@ -74,7 +74,8 @@ def break_case(registry: list, *calls: Call, compiles: str | None = None, state=
     """Decorator: register ``fn`` (a function or, via ``name=``, anything callable
     whose globals are the test file's) with its calls; returns fn unchanged.
     ``raises=True``: calls may raise, and must raise in each run what they raise eagerly.
-    ``same_placeholders=True``: every graph also takes as many inputs as Dynamo's."""
+    ``same_placeholders=True``: every graph also takes as many inputs as Dynamo's, and the same
+    ones are symbols (``torch.SymInt``)."""
 
     def deco(fn):
         registry.append(BreakCase(fn=fn, calls=list(calls), compiles=compiles, state=state,
@@ -368,6 +369,9 @@ def check_break_case(c: BreakCase):
                 if c.same_placeholders and len(tp) != len(dp):
                     problems.append(f"call {i} graph {j}: {len(tp)} graph inputs, Dynamo {len(dp)}\n"
                                     f"      tracer: {tp}\n      dynamo: {dp}")
+                elif c.same_placeholders and D.placeholder_kinds(tg) != D.placeholder_kinds(dg):
+                    problems.append(f"call {i} graph {j}: graph inputs {D.placeholder_kinds(tg)}, "
+                                    f"Dynamo {D.placeholder_kinds(dg)}")
         if d.reasons and t.compiled:
             problems.extend(D.reason_problems(f"call {i}", d.reasons, t.failing, t.reasons, c.is_module))
         if c.all_frames and t.new_entries != d.new_entries:

@@ -394,4 +394,18 @@ def float_on_the_stack_at_a_break(x, s):
     return x * abs(s), print("s", s)
 
 
+LOG: list = []
+
+
+# Two breaks on one line (item(), then str() of the symbolic float once the resume function recompiles
+# it dynamic) make two resume functions named alike.  As Dynamo's per-code memory (file, first line,
+# name), the second starts from the sizes the first saw: its first compile takes `t` symbolic.
+@break_case(BREAK_CASES, call(T(8, 4), 1), call(T(6, 4), 1), call(T(4, 4), 1), compiles="CCC",
+            dynamic=None, all_frames=True, same_placeholders=True, state=lambda: list(LOG))
+def resume_after_root_recompiles_dynamic(x, n):
+    t = x * 1
+    LOG.append(str(t.sum().item() > 0))
+    return t.sum(), n
+
+
 test_dynamic_breaks = parametrize_breaks(BREAK_CASES)

@@ -102,8 +102,15 @@ def _merge_tuple(old, new):
     return tuple(_merge(a, b) for a, b in zip(old, new))
 
 
+def code_identity(code) -> tuple[str, int, str]:
+    """What automatic dynamic remembers sizes per, as Dynamo's per-code state: file, first line and
+    name, not the code object.  Two resume functions after breaks on one line are named alike, so
+    a resume function first made after the root recompiled starts from the sizes its namesake saw."""
+    return code.co_filename, code.co_firstlineno, code.co_name
+
+
 class AutomaticDynamic:
-    """Per compiled frame: the sizes each Source had in its compiles, and what became dynamic."""
+    """Per code identity: the sizes each Source had in its compiles, and what became dynamic."""
 
     def __init__(self):
         self.seen: dict[str, SeenSizes] = {}
