@@ -39,6 +39,14 @@ CFG = Config()
 CFG_IN = Config()
 
 
+class Holder:
+    a = 1.0
+
+
+class HolderGet:
+    a = 1.0
+
+
 def put(name, key, value=3.0):
     def m(g):
         g[name][key] = value
@@ -143,6 +151,19 @@ def get_missing_key_of_a_defaultdict(x):
 @case(CASES, *global_calls("ORDERED"), compiles="C.C")
 def missing_key_in_an_ordered_dict(x):
     return x + 1 if "k" in ORDERED else x - 1
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=attr("Holder", "unrelated")), call(T(3), mutate=attr("Holder", "k")),
+      compiles="CCC")
+def key_in_a_class_dict_guards_its_keys(x):
+    """A class's __dict__ (a mappingproxy) has its whole key set guarded by a lookup, as Dynamo's."""
+    return x + 1 if "k" in Holder.__dict__ else x - 1
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=attr("HolderGet", "unrelated")), call(T(3), mutate=attr("HolderGet", "k")),
+      compiles="CCC")
+def get_of_a_class_dict_guards_its_keys(x):
+    return x * HolderGet.__dict__.get("k", 2.0)
 
 
 @case(AGAINST_EAGER, *global_calls("KEY_ERROR_TABLE"), compiles="C.C")
