@@ -11,9 +11,9 @@ import collections
 from differential import T, call, case, mutate_with, parametrize, parametrize_against_eager
 
 CASES: list = []
-# Where real Dynamo 2.13 gives the old answer after the key appears (an object's __dict__ read as
-# a dict, a KeyError caught): compared with eager, the tracer guarding
-# the one key it looks up.
+# Where real Dynamo 2.13 is wrong: it gives the old answer after the key appears (an object's
+# __dict__ read as a dict, a KeyError caught), or loses a key after `d.pop(k)`.  Compared with
+# eager and the tracer's own compile pattern.
 AGAINST_EAGER: list = []
 
 POP_TABLE = {"a": 1.0}
@@ -164,6 +164,20 @@ def key_in_a_class_dict_guards_its_keys(x):
       compiles="CCC")
 def get_of_a_class_dict_guards_its_keys(x):
     return x * HolderGet.__dict__.get("k", 2.0)
+
+
+@case(CASES, *arg_calls(), compiles="CCC")
+def key_in_a_dict_the_trace_changed_guards_its_keys(x, d):
+    """After a store the answer comes from the trace's entries: the key set is guarded (as Dynamo)."""
+    d["z"] = 1.0
+    return x + 1 if "k" in d else x - 1
+
+
+@case(AGAINST_EAGER, call(T(3), {"a": 1.0, "k": 2.0}), call(T(3), {"a": 1.0, "k": 2.0, "unrelated": 0.5}),
+      call(T(3), {"a": 1.0, "k": 4.0}), compiles="CCC")
+def pop_of_a_present_key_guards_the_keys(x, d):
+    """Dynamo guards only the popped value and its replay then drops the unrelated key; the key set is guarded."""
+    return x + d.pop("k")
 
 
 @case(AGAINST_EAGER, *global_calls("KEY_ERROR_TABLE"), compiles="C.C")
