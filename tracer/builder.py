@@ -179,6 +179,11 @@ def _build_value_or_sequence(tx, value, source: Source):
 _PLAIN_DICT_TYPES = (dict, collections.OrderedDict, collections.defaultdict)
 
 
+def _guard_contains(tx, source: Source, keys: frozenset, key) -> None:
+    """Guard that `key` is, or is not, among the `keys` the dict at `source` had when the trace met it."""
+    tx.output.install_guard(source, "DICT_CONTAINS", (key, key in keys))
+
+
 def _build_mapping_or_iterator(tx, value, source: Source):
     """Dicts, class dicts, sets, ranges, slices and iterators."""
     guard = tx.output.install_guard
@@ -198,13 +203,16 @@ def _build_mapping_or_iterator(tx, value, source: Source):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
         keys_guard = functools.partial(_guard_keys, tx, source, value) if object_keys else \
             functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
+        # one key looked up (`k in d`, a missing get/pop): only that key guarded; object keys pin the whole set
+        key_guard = None if object_keys else functools.partial(_guard_contains, tx, source, frozenset(entries))
         if any(not is_constant_value(key) for key in entries):
             keys_guard()  # values reached by position: the key set pins them
         factory = None
         if type(value) is collections.defaultdict:  # a missing key calls it: guarded where it is read
             factory = build_lazy(tx, value.default_factory, AttrSource(source, "default_factory"))
         return tx.output.side_effects.track_container(value, ConstDictVariable(
-            entries, dict_cls=type(value), default_factory=factory, source=source, keys_guard=keys_guard))
+            entries, dict_cls=type(value), default_factory=factory, source=source, keys_guard=keys_guard,
+            key_guard=key_guard))
     if type(value) is types.MappingProxyType:  # cls.__dict__: read-only, each entry guarded where it is read
         guard(source, "TYPE_MATCH", types.MappingProxyType)
         entries = {key: build_lazy(tx, item, GetItemSource(source, key)) for key, item in value.items()

@@ -33,6 +33,9 @@ class ConstDictVariable(VariableTracker):
     # A dict from outside: installs the guard on the key set it had when the trace met it.  Held
     # here because as_python_constant(), which reads every key, is asked without a translator.
     keys_guard: Callable[[], None] | None = field(default=None, repr=False)
+    # The same dict's narrower guard, on whether one constant key is in it (what `k in d`, a missing
+    # `d.get(k)` or `d.pop(k, default)` depend on): installs DICT_CONTAINS for the key given.
+    key_guard: Callable[[object], None] | None = field(default=None, repr=False)
 
     def python_type(self) -> type:
         return self.dict_cls
@@ -74,6 +77,15 @@ class ConstDictVariable(VariableTracker):
         if self.keys_guard is not None:
             self.keys_guard()
 
+    def guard_key(self, tx, key) -> None:
+        """The trace depends on whether `key` is there.  While the trace has not changed the dict its
+        entries are the outside dict's, so that one key is guarded (as Dynamo); once it has, the
+        answer comes from the mutations too and the whole key set is (already) guarded."""
+        if self.key_guard is None or isinstance(key, TensorKey) or tx.output.side_effects.is_mutated(self):
+            self.guard_keys()
+            return
+        self.key_guard(key)
+
     def read_entries(self) -> dict:
         """Every entry, for an operation that reads the whole dict (dict(d), e.update(d), f(**d))."""
         self.guard_keys()
@@ -83,7 +95,7 @@ class ConstDictVariable(VariableTracker):
         """A new dict of the trace with the same entries: it has no source, so the keys are guarded here."""
         self.guard_keys()
         return replace(self, entries=dict(self.entries), mutation_id=new_mutation_id(), source=None,
-                       keys_guard=None, **changes)
+                       keys_guard=None, key_guard=None, **changes)
 
     def has_unpack_var_sequence(self, tx) -> bool:
         return True
@@ -112,10 +124,11 @@ class ConstDictVariable(VariableTracker):
         if self.dict_cls is collections.Counter:
             return ConstantVariable(0)
         if self.dict_cls is collections.defaultdict and self.default_factory is not None:
+            self.guard_keys()  # it stores the key: a mutation, whose replay needs the key set (as Dynamo)
             value = self.default_factory.call_function(tx, [], {})
             tx.replace_all(self, replace(self, entries={**self.entries, key: value}))
             return value
-        self.guard_keys()
+        self.guard_key(tx, key)
         raise observed(KeyError(key))
 
     def call_method(self, tx, name, args, kwargs):
@@ -129,12 +142,14 @@ class ConstDictVariable(VariableTracker):
             key = _key(args[0])
             if key in self.entries:
                 return self.entries[key]
-            self.guard_keys()
+            self.guard_key(tx, key)
             return args[1] if len(args) > 1 else ConstantVariable(None)
-        if name in ("__contains__", "__len__", "keys", "values", "items"):
+        if name == "__contains__":
+            key = _key(args[0])
+            self.guard_key(tx, key)
+            return ConstantVariable(key in self.entries)
+        if name in ("__len__", "keys", "values", "items"):
             self.guard_keys()
-            if name == "__contains__":
-                return ConstantVariable(_key(args[0]) in self.entries)
             if name == "__len__":
                 return ConstantVariable(len(self.entries))
             return DictViewVariable(self, name)
@@ -145,6 +160,11 @@ class ConstDictVariable(VariableTracker):
             raise Unsupported(f"dict.{name}()")
         if self.dict_cls is types.MappingProxyType:  # a class's __dict__ cannot be written through
             raise observed(TypeError(f"'mappingproxy' object does not support {name}"))
+        if name == "pop" and _key(args[0]) not in self.entries:  # changes nothing: only that key's absence counts
+            self.guard_key(tx, _key(args[0]))
+            if len(args) > 1:
+                return args[1]
+            raise observed(KeyError(_key(args[0])))
         if name != "clear":  # what clear() leaves does not depend on the keys (the replay empties it whole)
             self.guard_keys()  # as Dynamo: a dict from outside that is mutated has its keys guarded
         entries = dict(self.entries)
