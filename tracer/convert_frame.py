@@ -25,6 +25,7 @@ from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
 from .exc import InternalTracerWarning, ObservedException, Unresumable, Unsupported, UserError, UserLocation
 from .guards import GuardSet
+from .input_loading import SharedInputLoads
 from .output_graph import OutputGraph
 from .run_count import RunCounter
 from .shapes.env import tracking_for
@@ -358,9 +359,11 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         compiled = owner.backend(gm, example_inputs)
         graphs.append(gm)
         graph_fn = NamedCallable(f"__compiled_fn_{compile_id.replace('/', '_')}", compiled)
-        sources = [graph_input.source for graph_input in output.inputs.values()]
-        cg.call(graph_fn, lambda: [source.reconstruct(cg) for source in sources], len(sources))
+        loads = SharedInputLoads(cg, [graph_input.source for graph_input in output.inputs.values()])
+        loads.keep_shared()
+        cg.call(graph_fn, loads.push_inputs, len(loads.sources))
         cg.store(GRAPH_OUT)
+        loads.forget_kept()
     emit(cg)
     new_code = assemble(owner.code, body)
     function = types.FunctionType(new_code, owner.fn.__globals__, owner.code.co_name,
