@@ -357,7 +357,7 @@ class _GlobalsSnapshot:
         elif type(v) is set:
             self.seen.add(id(v))
             self.sets.append((v, set(v)))
-        elif type(v) in (dict, collections.OrderedDict, collections.defaultdict):
+        elif type(v) in (dict, collections.OrderedDict, collections.defaultdict, collections.Counter):
             self.seen.add(id(v))
             self.dicts.append((v, dict(v)))
             for x in list(v.values()):
