@@ -1,6 +1,7 @@
 """Modules, user objects and classes, bound attributes and the NULL marker."""
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from dataclasses import dataclass, field
@@ -17,7 +18,8 @@ from .functions import CONSTANT_CLASSES, TorchFunctionVariable
 from .lists import NamedTupleVariable
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, construct_user_object, dict_base,
                               is_generic_slot, python_slot)
-from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
+from .user_functions import (BaseUserFunctionVariable, LruCachedFunctionVariable, UserFunctionVariable,
+                             UserMethodVariable)
 
 
 @dataclass(frozen=True, eq=False)
@@ -417,11 +419,24 @@ class UserDefinedObjectVariable(VariableTracker):
         class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
         if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
             return SlotFunctionVariable(attr, self)
-        if isinstance(attr, types.MemberDescriptorType) and not self.is_new():  # a __slots__ member
+        if isinstance(attr, types.MemberDescriptorType) and self.is_new():  # a __slots__ member never stored
+            raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
+                           f"{cls.__qualname__} object has no attribute {name!r}")
+        if isinstance(attr, types.MemberDescriptorType):  # a __slots__ member of an object from outside
             try:
                 return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
                 raise observed(error, f"{cls.__qualname__} object has no attribute {name!r}") from error
+        if isinstance(attr, functools._lru_cache_wrapper) and isinstance(attr.__wrapped__, types.FunctionType):
+            # an lru_cache'd method: its body traced, as a cached function called directly (the cache
+            # is not consulted)
+            wrapper = VariableTracker.build(tx, attr, class_source) if class_source is not None else \
+                LruCachedFunctionVariable(attr.__wrapped__, wrapper=attr)
+            return UserMethodVariable(wrapper, self)
+        if isinstance(attr, (types.MethodDescriptorType, types.WrapperDescriptorType)) and self.source is not None:
+            # a C method of a C class (a lock's acquire): reading it is fine, calling it breaks there.
+            # A new bound object per read: not guarded by identity, remade from its source at a break
+            return SkippedFunctionVariable(attr.__get__(self.value, cls), source=source)
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
         return VariableTracker.build(tx, attr, class_source)
@@ -516,8 +531,12 @@ class UserDefinedObjectVariable(VariableTracker):
             attr = inspect.getattr_static(cls, name)
         except AttributeError:
             attr = None
-        if hasattr(type(attr), "__set__"):
+        if hasattr(type(attr), "__set__") and not isinstance(attr, types.MemberDescriptorType):
             raise Unsupported(f"assigning through the descriptor {cls.__qualname__}.{name}")
+        if not isinstance(attr, types.MemberDescriptorType) and cls.__dictoffset__ == 0:  # only __slots__
+            raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
+                           f"{cls.__qualname__} object has no attribute {name!r} (its __slots__ do not name it)")
+        # a __slots__ member is stored as an attribute: object.__setattr__ replays it into the slot
         tx.output.side_effects.store_attr(self, self.identity(), name, value)
 
     def children(self):
