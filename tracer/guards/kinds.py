@@ -12,6 +12,7 @@ and the torch native guard that answers the same question (`native`, used by
 """
 from __future__ import annotations
 
+import collections
 import functools
 import importlib
 import math
@@ -324,11 +325,16 @@ def _dict_contains_native(manager, e, verbose, example) -> None:
 
 def _dict_keys_native(manager, e, verbose, example) -> None:
     """torch's key-order check, after its value's type (the check reads the keys of a mapping, and a
-    value of another type would crash it): keys taken from the example, so they must be the ones expected."""
+    value of another type would crash it): keys taken from the example, so they must be the ones expected.
+    No keys expected of a dict or an OrderedDict (nn.Module's global hook dicts): a length of 0 says the
+    same, and costs no call of OrderedDict.keys() and no list of keys on every check."""
     if not isinstance(example, dict) or tuple(example.keys()) != tuple(e):
         raise TypeError("not a dict with the expected keys")
     manager.add_type_match_guard(id(type(example)), verbose, None)
-    manager.add_mapping_keys_guard(example, verbose, None)
+    if not e and type(example) in (dict, collections.OrderedDict):
+        manager.add_dict_length_check_guard(0, verbose, None)
+    else:
+        manager.add_mapping_keys_guard(example, verbose, None)
 
 
 def _length_native(manager, e, verbose, example) -> None:
