@@ -160,6 +160,9 @@ def scratch(target: Target) -> Path:
         # mutation.warm compiles once in the fork server: each mutant's first compile starts warm
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "mutation.warm", "-q", "-x"]\n'
         'process_isolation = "forkserver"\n'
+        # the wall-clock limit is (tests' time + this) x 15: 15 s was too short for a child niced on a
+        # loaded machine (fast tests of breakpoints.py timed out), 75 s is not
+        "timeout_constant = 5.0\n"
         "\n[tool.pytest.ini_options]\n"
         'testpaths = ["tests"]\n')
     return here
@@ -186,13 +189,20 @@ def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
     if mode == "report":
         return score(target, kept.read_text() if kept.exists() else listed())
     before = (kept.read_text() if kept.exists() else listed()) if mode == "recheck" else ""
-    names = score(target, before)["survived"] if mode == "recheck" else []
+    names = rechecked(target, before) if mode == "recheck" else []
     if mode == "mutate" or names:
         subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children), *names],
                        cwd=here, env=env, check=False)
     now = merged(before, listed())
     kept.write_text(now)
     return score(target, now)
+
+
+def rechecked(target: Target, listed: str) -> list[str]:
+    """What a recheck runs again: the survivors, and the timeouts, which a loaded machine can cause
+    (mutmut's limit is wall-clock: a niced child starved of CPU times out on a test that would pass)."""
+    timeouts = [name for name, status in statuses_of(listed).items() if status == "timeout"]
+    return sorted({*score(target, listed)["survived"], *timeouts})
 
 
 def statuses_of(listed: str) -> dict[str, str]:
