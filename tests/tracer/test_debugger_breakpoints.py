@@ -199,3 +199,11 @@ def test_the_exception_condition_stops_where_the_handler_starts():
     assert stop.event == "exception: ValueError('no') handled in recover at offset 34" and bp.hits == 1
     assert [s.step for s in timeline.snapshots if s.event_kinds] == [stop.step]
     assert Navigator(timeline, [graph_break()]).continue_() == len(timeline) - 1  # no break in this trace
+
+
+def test_the_tensor_on_top_condition_stops_at_the_first_such_step(timeline):
+    tops = [s.step for s in timeline.snapshots if s.frame.stack and s.frame.stack[-1].kind == "TensorVariable"]
+    assert len(tops) > 3 and tops[0] < len(timeline) - 1
+    nav = Navigator(timeline, [top_is_tensor()])
+    assert [nav.continue_() for _ in tops] == tops
+    assert timeline.snapshots[0].frame.stack == () and not top_is_tensor().matches(timeline.snapshots[0], timeline)
