@@ -113,6 +113,11 @@ def test_a_spec_that_does_not_parse_says_exactly_why(kind, text, says):
         Breakpoint.from_spec(kind, text, script="/work/script.py")
 
 
+def test_a_spec_without_text_takes_the_kinds_default():
+    assert Breakpoint.from_spec("guard_on") == guard_installed_on("*")
+    assert Breakpoint.from_spec("top_is_tensor") == top_is_tensor()
+
+
 def test_a_bare_line_needs_an_open_script():
     with pytest.raises(ValueError, match=r"^a bare line number needs an open script; give FILE:LINE$"):
         Breakpoint.from_spec("line", "4")
