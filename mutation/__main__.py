@@ -72,7 +72,8 @@ TARGETS = (
     Target("debug", ("tracer/debug/*.py",),
            ("tests/tracer/test_debugger.py", "tests/tracer/test_debugger_breakpoints.py",
             "tests/tracer/test_debugger_navigation.py", "tests/tracer/test_debugger_session.py",
-            "tests/tracer/test_recorded_views.py", "tests/tracer/test_session_bad_input.py"),
+            "tests/tracer/test_debugger_views.py", "tests/tracer/test_recorded_views.py",
+            "tests/tracer/test_session_bad_input.py"),
            # 34 s alone (a memory bound over 100k steps): every recorder mutant would pay it
            ("tests/tracer/test_debugger.py::test_a_trace_of_100k_instructions_fits_in_memory",)),
 )
