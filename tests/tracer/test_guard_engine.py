@@ -361,3 +361,44 @@ def test_what_if_predicts_the_next_call(mutations):
                 assert list(opt.calls)[-1] == prediction.hit
     TABLE.pop("b", None)
     globals().pop("UNREAD", None)
+
+
+class Scaled(torch.nn.Module):
+    shift = 1.0  # a class attribute: not in the instance's __dict__
+
+    def __init__(self):
+        super().__init__()
+        self.factor = 2.0
+        self._gain = 3.0
+
+    @property
+    def gain(self):  # a data descriptor of the class, read through getattr, never the __dict__
+        return self._gain
+
+    @gain.setter
+    def gain(self, value):
+        self._gain = value
+
+    def forward(self, x):
+        return x * self.factor * self.gain + self.shift
+
+
+def test_a_modules_own_attributes_class_attributes_and_properties_hit_the_native_tree_and_fail_it():
+    model = Scaled()
+    opt = tracer.compile(model)
+    x = torch.ones(2)
+    opt(x)
+    opt(x)
+    entry = opt.cache_entries[0]
+    assert entry.guards.native is not None and len(opt.cache_entries) == 1 and list(opt.calls)[-1] == entry.compile_id
+    f_locals = {"self": model, "x": x}
+    assert entry.guards.native.probe(f_locals)
+    for name, value in (("factor", 5.0), ("gain", 4.0), ("shift", -1.0)):
+        saved = getattr(model, name)
+        setattr(type(model) if name == "shift" else model, name, value)
+        try:
+            assert not entry.guards.native.probe(f_locals), name
+            torch.testing.assert_close(opt(x), model.forward(x))
+        finally:
+            setattr(type(model) if name == "shift" else model, name, saved)
+    assert entry.guards.native.probe(f_locals)
