@@ -4,7 +4,8 @@
     python -m mutation guards side_effects   only these
     python -m mutation --max-children 1      mutmut's workers (default 1: the machine is shared)
     python -m mutation guards --files tracer/guards/compiled.py   part of a module, scored apart
-    python -m mutation side_effects --recheck   only the last survivors, against today's tests
+    python -m mutation side_effects --recheck   only the last survivors (and timeouts), against today's tests
+    python -m mutation debug --recheck --also '*x_f__*'   ... and these mutants too (a function edited since)
     python -m mutation --report              the last scores again, nothing run
 
 Each module is mutated on its own, in its own scratch folder (`.mutate/<name>/`, which mutmut fills
@@ -127,6 +128,14 @@ EQUIVALENT: dict[str, str] = {
         "names no traceback a user sees)",
     "tracer.guards.compiled.x__compile__mutmut_83":
         "check.source_code = None: no code in tracer/ or app/ reads that attribute",
+    # ---- tracer/debug/ (mutate5) ----
+    "tracer.debug.breakpoints.xǁGuardInstalledBreakpointǁmatches__mutmut_[36]":
+        "at step 0 the range of new guards starts at the last step's count or at 1 instead of 0: both "
+        "are empty, as the original is, since no guard is installed before a trace's first instruction "
+        "(the recorder records that step before it runs, and guards come from instructions)",
+    "tracer.debug.breakpoints.x__opcode__mutmut_10": "'_' replaced by 'XXXX' before isalnum: the rest "
+        "is alphanumeric either way, and a text of underscores only has no cased letter, so isupper "
+        "refuses it in both",
 }
 
 # What each of mutmut's exit statuses means for the score.
@@ -172,7 +181,7 @@ def scratch(target: Target) -> Path:
     return here
 
 
-def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
+def run(target: Target, max_children: int, mode: str = "mutate", also: tuple[str, ...] = ()) -> dict:
     """Run mutmut over the target and score it. mode "report": only read its last results;
     "recheck": run again only the last survivors (against the tests as they are now: mutmut copies
     the tests anew and collects the coverage of new ones).
@@ -193,7 +202,7 @@ def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
     if mode == "report":
         return score(target, kept.read_text() if kept.exists() else listed())
     before = (kept.read_text() if kept.exists() else listed()) if mode == "recheck" else ""
-    names = rechecked(target, before) if mode == "recheck" else []
+    names = rechecked(target, before, also) if mode == "recheck" else []
     if mode == "mutate" or names:
         subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children), *names],
                        cwd=here, env=env, check=False)
@@ -202,11 +211,14 @@ def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
     return score(target, now)
 
 
-def rechecked(target: Target, listed: str) -> list[str]:
+def rechecked(target: Target, listed: str, also: tuple[str, ...] = ()) -> list[str]:
     """What a recheck runs again: the survivors, and the timeouts, which a loaded machine can cause
-    (mutmut's limit is wall-clock: a niced child starved of CPU times out on a test that would pass)."""
-    timeouts = [name for name, status in statuses_of(listed).items() if status == "timeout"]
-    return sorted({*score(target, listed)["survived"], *timeouts})
+    (mutmut's limit is wall-clock: a niced child starved of CPU times out on a test that would pass),
+    and the mutants matching `also` (globs: a function edited since, whose verdicts are stale or new)."""
+    statuses = statuses_of(listed)
+    timeouts = [name for name, status in statuses.items() if status == "timeout"]
+    chosen = [name for name in statuses if any(fnmatch.fnmatchcase(name, glob) for glob in also)]
+    return sorted({*score(target, listed)["survived"], *timeouts, *chosen})
 
 
 def statuses_of(listed: str) -> dict[str, str]:
@@ -263,6 +275,8 @@ def main(argv=None) -> int:
     parser.add_argument("--report", action="store_true", help="score the last results again, run nothing")
     parser.add_argument("--recheck", action="store_true",
                         help="run the last survivors again, against the tests as they are now")
+    parser.add_argument("--also", nargs="+", metavar="GLOB", default=(),
+                        help="with --recheck: run these mutants too (e.g. a function edited since)")
     parser.add_argument("--files", nargs="+", metavar="GLOB",
                         help="mutate only these files of the one module chosen (scored as module:file)")
     args = parser.parse_args(argv)
@@ -278,7 +292,8 @@ def main(argv=None) -> int:
     for target in chosen:
         if args.fresh:
             shutil.rmtree(WORK / target.name.replace(":", "-") / "mutants", ignore_errors=True)
-        result = run(target, args.max_children, "report" if args.report else "recheck" if args.recheck else "mutate")
+        mode = "report" if args.report else "recheck" if args.recheck else "mutate"
+        result = run(target, args.max_children, mode, tuple(args.also))
         scores = json.loads(scores_path.read_text()) if scores_path.exists() else {}  # another run may have written
         scores[target.name] = result
         scores_path.write_text(json.dumps(scores, indent=1))

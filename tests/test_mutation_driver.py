@@ -74,6 +74,7 @@ def test_a_recheck_runs_the_survivors_and_the_timeouts_again():
               "    tracer.debug.views.x_f__mutmut_5: not checked\n")
     assert rechecked(debug, listed) == ["tracer.debug.views.x_f__mutmut_2", "tracer.debug.views.x_f__mutmut_3",
                                         "tracer.debug.views.x_f__mutmut_4"]
+    assert rechecked(debug, listed, ("*_mutmut_[15]",)) == [f"tracer.debug.views.x_f__mutmut_{i}" for i in range(1, 6)]
 
 
 def test_a_target_leaves_its_slow_tests_out_of_the_selection(tmp_path, monkeypatch):

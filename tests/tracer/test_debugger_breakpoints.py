@@ -125,7 +125,8 @@ def test_a_bare_line_needs_an_open_script():
 
 
 def test_a_python_condition_stops_where_it_holds_and_has_no_spec(timeline):
-    bp = ConditionBreakpoint(predicate=lambda s, t: s.frame.opname == "BINARY_OP", label="a multiply")
+    bp = ConditionBreakpoint(predicate=lambda s, t: s.frame.opname == "BINARY_OP" and t is timeline,
+                             label="a multiply")
     stop = Navigator(timeline, [bp]).continue_()
     assert stop == next(s.step for s in timeline.snapshots if s.frame.opname == "BINARY_OP")
     with pytest.raises(ValueError, match=r"^the condition 'a multiply' is a Python predicate: it has no spec$"):
@@ -212,3 +213,16 @@ def test_the_tensor_on_top_condition_stops_at_the_first_such_step(timeline):
     nav = Navigator(timeline, [top_is_tensor()])
     assert [nav.continue_() for _ in tops] == tops
     assert timeline.snapshots[0].frame.stack == () and not top_is_tensor().matches(timeline.snapshots[0], timeline)
+
+
+def one_liner(x): return x + 1  # noqa: E704 - every instruction, RESUME included, on the def line
+
+
+def test_a_line_breakpoint_counts_the_first_step_once_when_the_whole_trace_is_one_line():
+    timeline = recorded(one_liner, torch.ones(2))
+    line = one_liner.__code__.co_firstlineno
+    assert {s.frame.line for s in timeline.snapshots} == {line}
+    bp = LineBreakpoint(filename=__file__, line=line, log_message="{offset}")
+    nav = Navigator(timeline, [bp])
+    nav.goto(len(timeline) - 1)
+    assert nav.reverse_continue() == 0 and bp.hits == 1 and nav.log == ["0"]  # step 0: the visit's first step
