@@ -57,7 +57,7 @@ TARGETS = (
            ("tests/tracer/test_guard_report.py",)),
     Target("guards.native", ("tracer/guards/native.py", "tracer/guards/tag_safety.py"),
            ("tests/tracer/test_guard_engine.py", "tests/tracer/test_tag_safety.py",
-            "tests/tracer/test_diff_module_tag_safe.py"),
+            "tests/tracer/test_native_guards.py", "tests/tracer/test_diff_module_tag_safe.py"),
            # 9 s of what-if predictions (guards.whatif's promise): every mutant of the tree would pay it
            ("tests/tracer/test_guard_engine.py::test_what_if_predicts_the_next_call",)),
     Target("side_effects", ("tracer/side_effects.py",),
