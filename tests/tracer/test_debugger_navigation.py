@@ -159,3 +159,16 @@ def test_a_timeline_tells_the_guards_and_nodes_made_before_a_step(timeline):
     assert [n.target for n in timeline.nodes_at(last.step)] == ["L_x_", "operator.mul", "operator.sub", "operator.mul",
                                                                  "operator.sub", "operator.add"]
     assert timeline.nodes_at(0) == [] and timeline.guards_at(0) == []
+
+
+def test_run_to_a_line_or_an_offset_from_every_step_lands_on_the_next_visit(timeline):
+    line = inner.__code__.co_firstlineno + 1  # y = x * cfg.scale
+    offset = next(s.frame.offset for s in timeline.snapshots if s.frame.line == line)
+    nav = Navigator(timeline)
+    for start in range(len(timeline)):
+        to_line = first(timeline, start + 1, lambda s: s.frame.line == line and s.frame.filename == __file__)
+        to_offset = first(timeline, start + 1, lambda s: s.frame.offset == offset and s.frame.function == "inner")
+        nav.goto(start)
+        assert nav.run_to_line(__file__, line) == (len(timeline) - 1 if to_line is None else to_line), start
+        nav.goto(start)
+        assert nav.run_to_offset("inner", offset) == (len(timeline) - 1 if to_offset is None else to_offset), start
