@@ -172,3 +172,37 @@ def test_run_to_a_line_or_an_offset_from_every_step_lands_on_the_next_visit(time
         assert nav.run_to_line(__file__, line) == (len(timeline) - 1 if to_line is None else to_line), start
         nav.goto(start)
         assert nav.run_to_offset("inner", offset) == (len(timeline) - 1 if to_offset is None else to_offset), start
+
+
+def tiny(x):
+    return x + 1
+
+
+def calls_tiny(x):
+    a = tiny(x)
+    b = tiny(a)
+    return tiny(a * b)
+
+
+def test_every_move_over_short_calls_lands_where_a_scan_says():
+    """Calls of a few steps put the caller's step 5 to 8 steps behind the step after the return: where a
+    walk that skipped part of its second batch would land elsewhere."""
+    tracer.reset()
+    opt = tracer.compile(calls_tiny)
+    recorder = record(opt)
+    opt(torch.ones(2))
+    timeline = recorder.timelines[0]
+    snaps, last = timeline.snapshots, len(timeline) - 1
+    nav = Navigator(timeline)
+    for start in range(len(timeline)):
+        depth = snaps[start].depth
+        expected = {
+            nav.step_over: first(timeline, start + 1, lambda s: s.depth <= depth),
+            nav.step_out: first(timeline, start + 1, lambda s: s.depth < depth),
+            nav.step_back_over: first(timeline, start - 1, lambda s: s.depth <= depth, -1) if start else None,
+            nav.step_back_out: first(timeline, start - 1, lambda s: s.depth < depth, -1) if start else None,
+        }
+        for move, landing in expected.items():
+            nav.goto(start)
+            backwards = move in (nav.step_back_over, nav.step_back_out)
+            assert move() == (landing if landing is not None else 0 if backwards else last), (start, move.__name__)
