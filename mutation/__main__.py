@@ -47,7 +47,7 @@ TARGETS = (
            ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
             "tests/tracer/test_diff_global_state.py")),
     Target("guards.kinds", ("tracer/guards/kinds.py",),
-           ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
+           ("tests/tracer/test_guard_kinds.py", "tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
             "tests/tracer/test_diff_global_state.py")),
     Target("guards.whatif", ("tracer/guards/whatif.py",),
            ("tests/tracer/test_whatif.py", "tests/tracer/test_api.py")),

@@ -306,3 +306,37 @@ def makes_a_counter(x):
 def test_a_cell_made_inside_the_trace_is_rebuilt_once_with_its_contents():
     y, step = compiled(makes_a_counter)(torch.zeros(2))
     assert torch.equal(y, torch.ones(2)) and (step(), step()) == (1, 2)
+
+
+def tripled(grad):
+    return grad * 3
+
+
+def returns_an_input_hooks_handle(x):
+    handle = x.register_hook(tripled)
+    return (x * 2).sum(), handle
+
+
+def returns_a_removed_hooks_handle(x):
+    handle = x.register_hook(tripled)
+    handle.remove()
+    return (x * 2).sum(), handle
+
+
+def test_the_handle_of_an_input_hook_is_the_real_one_registered_once():
+    x = torch.ones(3, requires_grad=True)
+    loss, handle = compiled(returns_an_input_hooks_handle)(x)
+    assert type(handle) is torch.utils.hooks.RemovableHandle and list(x._backward_hooks.values()) == [tripled]
+    loss.backward()
+    assert x.grad.tolist() == [6.0] * 3  # tripled once: registered where its handle was rebuilt, not again
+    handle.remove()
+    assert not x._backward_hooks
+
+
+def test_the_handle_of_a_hook_removed_in_the_trace_runs_the_frame_eagerly():
+    opt = tracer.compile(returns_a_removed_hooks_handle)
+    x = torch.ones(3, requires_grad=True)
+    loss, handle = opt(x)
+    assert opt.cache_entries[-1].eager_reason == "the handle of a hook removed in the trace, alive after it"
+    loss.backward()
+    assert x.grad.tolist() == [2.0] * 3 and type(handle) is torch.utils.hooks.RemovableHandle
