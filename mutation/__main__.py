@@ -106,6 +106,12 @@ EQUIVALENT: dict[str, str] = {
     "tracer.resume.x_with_blocks_around__mutmut_26": "return for break where a with-block's handler has no "
         "cleanup row: CPython 3.11 always covers that handler with one (it restores the exception state), "
         "so the branch never runs and the loop ends at its while test",
+    # ---- codegen (mutate4) ----
+    "tracer.codegen.xǁPyCodegenǁ_staged__mutmut_5": "the staged cell value's temp prefix upper-cased: still "
+        "`___`-named (apart from user locals), and its count makes it unique among the temps",
+    "tracer.codegen.xǁPyCodegenǁ_nested_function__mutmut_4": "FunctionType(code, globals, None, ...): a None "
+        "name is taken from code.co_name, the very name the original passes",
+    # ---- end codegen ----
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "
