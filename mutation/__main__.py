@@ -65,7 +65,7 @@ TARGETS = (
     Target("codegen", ("tracer/codegen.py",),
            ("tests/tracer/test_codegen_primitives.py", "tests/tracer/test_reconstruct.py",
             "tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
-            "tests/tracer/test_break_code.py", "tests/tracer/test_diff_side_effects.py")),
+            "tests/tracer/test_break_code.py")),
     Target("resume", ("tracer/resume.py",),
            ("tests/tracer/test_resume_code.py", "tests/tracer/test_rewritten_code.py", "tests/tracer/test_break_code.py",
             "tests/tracer/test_code_check.py", "tests/tracer/test_with_block_breaks.py")),

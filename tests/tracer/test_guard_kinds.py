@@ -177,6 +177,21 @@ def test_tensor_match_in_torchs_tree_is_torchs_leaf_and_a_test_of_the_markers_ab
     assert answers(g, odd, marked) == (False, False)
 
 
+class ReadsItsOwnWay(torch.Tensor):
+    def __getattribute__(self, name):
+        return super().__getattribute__(name)
+
+
+class MarkedClass(torch.Tensor):
+    _has_dynamo_dim_marking = True  # an attribute of the class: "not in its __dict__" is not "absent"
+
+
+@pytest.mark.parametrize("cls", [ReadsItsOwnWay, MarkedClass], ids=lambda c: c.__name__)
+def test_the_markers_absence_on_a_tensor_type_with_its_own_lookup_is_torchs_hasattr_test(cls):
+    t = torch.ones(2).as_subclass(cls)
+    assert leaves(native_of(guard("TENSOR_MATCH", TensorMeta.of(t)), t).root) == ["TENSOR_MATCH", "NO_HASATTR"]
+
+
 def test_tensor_match_built_on_something_else_is_checked_by_its_python_test():
     g = guard("TENSOR_MATCH", TensorMeta.of(torch.ones(2)))
     tree = native_of(g, 3)  # the frame held no tensor when built: no example for torch's leaf
