@@ -112,6 +112,17 @@ EQUIVALENT: dict[str, str] = {
         "`___`-named (apart from user locals), and its count makes it unique among the temps",
     "tracer.codegen.xǁPyCodegenǁ_nested_function__mutmut_4": "FunctionType(code, globals, None, ...): a None "
         "name is taken from code.co_name, the very name the original passes",
+    "tracer.codegen.xǁPyCodegenǁ_built_once__mutmut_8": "a rebuilt object's temp prefix upper-cased: still "
+        "`___`-named, and its count makes it unique among the temps",
+    "tracer.codegen.xǁPyCodegenǁ_new_object__mutmut_7": "the same as _built_once__mutmut_8, for a new object's temp",
+    "tracer.codegen.xǁPyCodegenǁ_cell__mutmut_21": "the emitter of an empty cell's arguments returns 0 instead of "
+        "None: it pushes nothing either way, and call() ignores what an emitter returns",
+    "tracer.codegen.x__replace_list__mutmut_1": "a list refilled by clear() and extend() instead of [:] =: the "
+        "same object with the same items afterwards (a subclass already takes that path)",
+    "tracer.codegen.xǁPyCodegenǁstage_cells__mutmut_8": "by analysis: every frame cell the trace did not write "
+        "staged too. Such a cell still holds what the trace read from it, so staging stores the same object back; "
+        "an argument's unread cell is skipped by the rule after it, and one never read has no content to stage "
+        "(no test tells them apart: an unread free variable gains no guard either, checked by hand)",
     # ---- end codegen ----
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "

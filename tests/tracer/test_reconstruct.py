@@ -422,14 +422,56 @@ def test_a_closure_over_an_argument_that_leaves_the_frame_guards_it_as_dynamo():
     torch._dynamo.reset()
 
 
-def test_the_rewritten_codes_own_locals_are_named_apart_from_the_users():
+def returns_new_objects_and_a_changed_cell(x):
+    items, table = [x + 1], {"k": x}
+    box = Box(x)
+    k = 1
+
+    def bump():
+        nonlocal k
+        k += 1
+    bump()
+    return items, table, box, bump, k
+
+
+@pytest.mark.parametrize("prefix", ["___cellvalue", "___obj"])
+def test_the_rewritten_codes_own_locals_are_named_apart_from_the_users(prefix):
     """Temps, staged cell values and rebuilt objects are `___`-named: no user local can be overwritten."""
-    opt = tracer.compile(returns_a_closure_over_a_changed_cell)
+    fn = returns_new_objects_and_a_changed_cell
+    opt = tracer.compile(fn)
     opt(torch.zeros(2))
     code = opt.cache_entries[0].code
-    own = set(code.co_varnames) - set(returns_a_closure_over_a_changed_cell.__code__.co_varnames)
-    assert own and all(name.startswith("___") for name in own), own
-    assert any(name.startswith("___cellvalue") for name in own)  # the cell the trace wrote, staged
+    own = set(code.co_varnames) - set(fn.__code__.co_varnames)
+    assert all(name.startswith("___") for name in own), own
+    assert any(name.startswith(prefix) for name in own)  # the cell the trace wrote, the objects it made
+
+
+def returns_two_errors_and_one_twice(x):
+    first, second = ValueError("a"), KeyError("b")
+    return x + 1, first, second, first
+
+
+def test_each_exception_made_in_the_trace_is_its_own_object():
+    _, first, second, again = compiled(returns_two_errors_and_one_twice)(torch.zeros(2))
+    assert (type(first), first.args, type(second), second.args) == (ValueError, ("a",), KeyError, ("b",))
+    assert again is first
+
+
+def returns_a_closure_over_an_empty_cell(x):
+    def pair():
+        def get():
+            return n
+        return get
+        n = 0  # never runs: n is a cell that stays empty
+    return x + 1, pair()
+
+
+def test_a_cell_made_in_the_trace_and_left_empty_is_rebuilt_empty():
+    _, get = compiled(returns_a_closure_over_an_empty_cell)(torch.zeros(2))
+    with pytest.raises(ValueError, match="empty"):
+        get.__closure__[0].cell_contents
+    with pytest.raises(NameError):
+        get()
 
 
 LOGGED = []
