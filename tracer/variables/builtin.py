@@ -57,6 +57,9 @@ def _takes(func, leading: int, positional: int, keywords: tuple) -> bool:
 
 _NO_VALUE = object()
 
+# The names a builtin function answers as constants.
+NAME_ATTRIBUTES = ("__name__", "__qualname__", "__module__")
+
 
 def _type_always_has(obj, name: str) -> bool:
     """hasattr(obj, name) answered by obj's type alone: a method or a plain value stored on the
@@ -93,6 +96,11 @@ class BuiltinVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"builtin {getattr(self.fn, '__name__', self.fn)}"
+
+    def var_getattr(self, tx, name):
+        if name in NAME_ATTRIBUTES and isinstance(getattr(self.fn, name, None), str):
+            return ConstantVariable(getattr(self.fn, name))  # dict.fromkeys.__name__, len.__qualname__
+        return super().var_getattr(tx, name)
 
     def call_function(self, tx, args, kwargs):
         args = realized(args)

@@ -120,6 +120,9 @@ def items_of(tx, obj: VariableTracker) -> list:
     """The items iterating over obj gives (list(), sorted(), zip(), ... take them all at once)."""
     obj = obj.realize()
     if not obj.has_unpack_var_sequence(tx):
+        if obj.is_python_constant() and not hasattr(obj.as_python_constant(), "__iter__"):  # list(3), d.update(1)
+            error = TypeError(f"'{type(obj.as_python_constant()).__name__}' object is not iterable")
+            raise observed(error, f"TypeError: {error}")
         raise Unsupported(f"iterating over {obj.describe()}")
     return obj.unpack_var_sequence(tx)
 
