@@ -52,7 +52,6 @@ from .variables.lists import (
     ListVariable,
     NamedTupleVariable,
     RangeVariable,
-    SetVariable,
     SliceVariable,
     TupleVariable,
     hash_key,
@@ -82,6 +81,7 @@ from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
 from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
+from .variables.sets import SetVariable
 from .variables.user_functions import UserFunctionVariable
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))

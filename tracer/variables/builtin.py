@@ -20,11 +20,12 @@ from .dunder import python_dunder
 from .functional import handler_for, pull
 from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
-from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
-                    TupleVariable, hash_key, items_of, sorted_items, unique_items)
+from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
+                    hash_key, items_of, sorted_items)
 from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .object_protocol import is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
+from .sets import SetVariable, unique_items
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
 from .user_functions import BaseUserFunctionVariable, UserMethodVariable

@@ -17,9 +17,10 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable, hash_key, unique_items
+from .lists import BaseListVariable, ListVariable, TupleVariable, hash_key
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
+from .sets import SetVariable, unique_items
 from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
 
