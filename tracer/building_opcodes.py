@@ -12,7 +12,8 @@ from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
-from .variables.lists import ListVariable, SetVariable, SliceVariable, TupleVariable, hash_key, unique_items
+from .variables.lists import ListVariable, SliceVariable, TupleVariable, hash_key
+from .variables.sets import SetVariable, unique_items
 from .variables.sym import SymNodeVariable
 
 

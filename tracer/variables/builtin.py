@@ -20,11 +20,12 @@ from .dunder import python_dunder
 from .functional import handler_for, pull
 from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
-from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
-                    TupleVariable, hash_key, items_of, sorted_items, unique_items)
+from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
+                    hash_key, items_of, sorted_items)
 from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .object_protocol import is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
+from .sets import SetVariable, unique_items
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
 from .user_functions import BaseUserFunctionVariable, UserMethodVariable
@@ -56,6 +57,9 @@ def _takes(func, leading: int, positional: int, keywords: tuple) -> bool:
 
 
 _NO_VALUE = object()
+
+# The names a builtin function answers as constants.
+NAME_ATTRIBUTES = ("__name__", "__qualname__", "__module__")
 
 
 def _type_always_has(obj, name: str) -> bool:
@@ -93,6 +97,11 @@ class BuiltinVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"builtin {getattr(self.fn, '__name__', self.fn)}"
+
+    def var_getattr(self, tx, name):
+        if name in NAME_ATTRIBUTES and isinstance(getattr(self.fn, name, None), str):
+            return ConstantVariable(getattr(self.fn, name))  # dict.fromkeys.__name__, len.__qualname__
+        return super().var_getattr(tx, name)
 
     def call_function(self, tx, args, kwargs):
         args = realized(args)

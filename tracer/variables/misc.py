@@ -40,6 +40,15 @@ class GetAttrVariable(VariableTracker):
     def call_function(self, tx, args, kwargs):
         return self.obj.call_method(tx, self.name, args, kwargs)
 
+    def var_getattr(self, tx, name):
+        """A bound method's own names: `__name__` (unittest's assertRaises reads it), `__self__`."""
+        if name in ("__name__", "__qualname__"):
+            owner = self.obj.python_type().__qualname__ + "." if name == "__qualname__" else ""
+            return ConstantVariable(owner + self.name)
+        if name == "__self__":
+            return self.obj
+        return super().var_getattr(tx, name)
+
     def children(self):
         return [("self", self.obj)]
 
@@ -147,7 +156,7 @@ class SkippedFunctionVariable(VariableTracker):
 
 
 # Classes whose methods the trackers model: `Cls.method(obj, ...)` is `obj.method(...)`.
-METHOD_OWNERS = (torch._C.TensorBase, list, dict, set, tuple, str, int, float)
+METHOD_OWNERS = (torch._C.TensorBase, list, dict, set, frozenset, tuple, str, int, float)
 
 
 def is_modelled_method_descriptor(value) -> bool:
