@@ -33,6 +33,14 @@ def addcmul_and_addcdiv_with_number_values_and_none(a, b, c):
 
 
 @case(CASES, *_calls((3,), (3,), (3,)), compiles="C.", fullgraph=True)
+def addcmul_unbound_and_through_getattr(a, b, c):
+    y = a.clone()
+    torch.Tensor.addcmul_(y, b, c, value=0.5)
+    getattr(y, "addcdiv_")(b, c.abs() + 1, value=torch.tensor(2.0))
+    return y
+
+
+@case(CASES, *_calls((3,), (3,), (3,)), compiles="C.", fullgraph=True)
 def addcdiv_with_a_0d_tensor_value(a, b, c):
     a = a.clone()
     a.addcdiv_(b, c.abs() + 1, value=torch.tensor(-0.25))
@@ -114,6 +122,14 @@ def optimizer_style_update_with_tensor_hyperparameters(param, grad):
     v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     p.addcdiv_(m, v.sqrt() + 1e-8, value=-lr)
     return p, m, v
+
+
+@case(CASES, call(T(3), T(3)), call(T(5), T(5)), call(T(7), T(7)), compiles="CC.", dynamic=None)
+def decomposed_under_dynamic_shapes(a, b):
+    p = [a.clone()]
+    torch._foreach_lerp_(p, [b], torch.tensor(0.3))
+    p[0].addcmul_(a, b, value=torch.tensor(0.5))
+    return p[0]
 
 
 test_decompositions = parametrize(CASES)
