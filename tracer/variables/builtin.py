@@ -458,10 +458,25 @@ class BuiltinVariable(VariableTracker):
             return self._user_text(tx, obj, "__str__")
         if python_dunder(obj, "__repr__") is not None and obj.python_type().__str__ is object.__str__:
             return self._user_text(tx, obj, "__repr__")  # object.__str__ calls repr()
-        return None
+        return self._default_text(tx, obj, "__str__")
 
     def call_repr(self, tx, obj):
-        return self._user_text(tx, obj, "__repr__")
+        return self._user_text(tx, obj, "__repr__") or self._default_text(tx, obj, "__repr__")
+
+    @staticmethod
+    def _default_text(tx, obj, name):
+        """object's own str()/repr() of a user object, `<module.Class object at 0x...>`: it shows the
+        object's address, so only an object from outside folds (guarded by identity, as the text is
+        its own); one made in the trace does not exist yet, and breaks (Dynamo bakes in a stale one)."""
+        if type(obj) is not UserDefinedObjectVariable or any(
+                getattr(obj.python_type(), dunder) is not getattr(object, dunder) for dunder in (name, "__repr__")):
+            return None
+        if obj.is_new() or obj.source is None or obj.value is None:
+            raise Unsupported(f"{name[2:-2]}() of a {obj.python_type().__qualname__} made in the trace: object's "
+                              "default text shows its address, which the object gets only when it is made")
+        obj.guard_class_lacks(tx, name, "__repr__")
+        tx.output.install_guard(obj.source, "ID_MATCH", obj.value)
+        return ConstantVariable(object.__repr__(obj.value))
 
     def call_print(self, tx, *args, **kwargs):
         raise Unsupported("print() has a side effect outside the graph")

@@ -10,7 +10,7 @@ import torch
 
 from ..exc import ObservedException, Unsupported, observed
 from ..source import AttrSource, GetItemSource, Source, TypeSource
-from ..trace_rules import is_requested_break
+from ..trace_rules import functorch_transform, is_requested_break
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .functional import handler_for
@@ -140,6 +140,10 @@ class SkippedFunctionVariable(VariableTracker):
             message = [a.as_python_constant() for a in [*args, *kwargs.values()] if a.is_python_constant()]
             raise Unsupported("torch._dynamo.graph_break(): a graph break the code asks for"
                               + (f" ({message[0]})" if message and message[0] else ""))
+        transform = functorch_transform(self.value)
+        if transform is not None:
+            raise Unsupported(f"torch.func.{transform}(): a functorch transform, which Dynamo traces as a "
+                              "higher-order op (a subgraph of its own) and Standin does not: it runs as it is")
         if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
                 and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of

@@ -205,6 +205,10 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_method", "new_empty", (self, *args), kwargs)
         if not callable(getattr(torch.Tensor, name, None)):
             raise Unsupported(f"Tensor has no method {name}()")
+        from .decompositions import decompose_method  # cycle: .decompositions -> .lists -> .tensor
+        decomposed = decompose_method(tx, self, name, args, kwargs)
+        if decomposed is not None:
+            return decomposed
         return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
 
     def has_unpack_var_sequence(self, tx) -> bool:
