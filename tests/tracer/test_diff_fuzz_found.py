@@ -124,6 +124,44 @@ def clear_of_a_global_dict(x):
     return x + 1
 
 
+# fuzz_families2 (hf 6): one config object read through two modules is one tracker, named by the source it was
+# first reached under; a flag changed on it names that source in the recompile reason, as Dynamo's
+class SharedConfig:
+    def __init__(self):
+        self.on = True
+        self.scale = 0.5
+
+
+class ConfiguredInner(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+    def forward(self, x):
+        return x * self.config.scale
+
+
+class ConfiguredOuter(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.inner = ConfiguredInner(config)
+
+    def forward(self, x):
+        if self.config.on:
+            return self.inner(x) + 1
+        return x
+
+
+SHARED_CONFIG = SharedConfig()
+CONFIGURED = ConfiguredOuter(SHARED_CONFIG)
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("SHARED_CONFIG.scale", 2.0)), compiles="C.C")
+def a_config_shared_by_two_modules_changed_between_calls(x):
+    return CONFIGURED(x)
+
+
 test_fuzz_found = parametrize(CASES)
 
 BREAK_CASES: list = []
