@@ -162,6 +162,14 @@ def a_config_shared_by_two_modules_changed_between_calls(x):
     return CONFIGURED(x)
 
 
+# fuzz_families2 (sizes 7): `not` of a symbolic size expression is a graph node (a symbolic bool), as Dynamo
+# records it (returned, it is then specialised, so the other parity recompiles)
+@case(CASES, call(T(4, 3)), call(T(3, 3)), call(T(8, 3)), compiles="CCC", dynamic=None, same_placeholders=True)
+def not_of_a_size_expression(x):
+    b = not x.shape[0] % 2
+    return x * 2, b
+
+
 test_fuzz_found = parametrize(CASES)
 
 BREAK_CASES: list = []
