@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 import torch
-from differential import T, call, case, parametrize, set_attr
+from differential import T, call, case, parametrize, parametrize_against_eager, set_attr
 from differential_breaks import break_case, parametrize_breaks
 
 import tracer
@@ -168,6 +168,37 @@ def a_config_shared_by_two_modules_changed_between_calls(x):
 def not_of_a_size_expression(x):
     b = not x.shape[0] % 2
     return x * 2, b
+
+
+# fuzz_families (classes 64, 70): a plain class attribute an instance reads from a base is guarded where the
+# MRO finds it (type(o).__mro__[1].__dict__['factor']), as Dynamo, so changing it there names that guard
+class Factored:
+    factor = 2.0
+
+
+class FactoredChild(Factored):
+    pass
+
+
+FACTORED = FactoredChild()
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("Factored.factor", 3.0)), compiles="C.C")
+def a_base_class_attribute_changed_between_calls(x):
+    return x * FACTORED.factor
+
+
+# Dynamo 2.13 guards no absence in the instance's own class there (it keeps 2.0): eager is the reference
+AGAINST_EAGER: list = []
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("FactoredChild.factor", 5.0)),
+      compiles="C.C")
+def a_child_class_gains_the_attribute_a_base_had(x):
+    return x * FACTORED.factor
+
+
+test_fuzz_found_against_eager = parametrize_against_eager(AGAINST_EAGER)
 
 
 test_fuzz_found = parametrize(CASES)
