@@ -176,7 +176,7 @@ def _build_value_or_sequence(tx, value, source: Source):
 
 
 # Dict types whose items a tracker models from outside, mutations replayed in place after the graph.
-_PLAIN_DICT_TYPES = (dict, collections.OrderedDict, collections.defaultdict)
+_PLAIN_DICT_TYPES = (dict, collections.OrderedDict, collections.defaultdict, collections.Counter)
 
 
 def _guard_contains(tx, source: Source, keys: frozenset, key) -> None:
@@ -187,7 +187,7 @@ def _guard_contains(tx, source: Source, keys: frozenset, key) -> None:
 def _build_mapping_or_iterator(tx, value, source: Source):
     """Dicts, class dicts, sets, ranges, slices and iterators."""
     guard = tx.output.install_guard
-    if type(value) in _PLAIN_DICT_TYPES:  # a dict, or an OrderedDict / defaultdict, from outside
+    if type(value) in _PLAIN_DICT_TYPES:  # a dict, or an OrderedDict / defaultdict / Counter, from outside
         guard(source, "TYPE_MATCH", type(value))
         entries, object_keys = {}, False
         for index, (key, item) in enumerate(value.items()):
@@ -203,8 +203,10 @@ def _build_mapping_or_iterator(tx, value, source: Source):
                 raise Unsupported(f"dict {source.name()} has a key that is not a constant: {key!r}")
         keys_guard = functools.partial(_guard_keys, tx, source, value) if object_keys else \
             functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(value))
-        # one key looked up (`k in d`, a missing get/pop): only that key guarded; object keys pin the whole set
-        key_guard = None if object_keys else functools.partial(_guard_contains, tx, source, frozenset(entries))
+        # one key looked up (`k in d`, a missing get/pop): only that key guarded; object keys pin the whole set,
+        # a Counter's too, as Dynamo guards a dict subclass's keys
+        key_guard = None if object_keys or type(value) is collections.Counter else \
+            functools.partial(_guard_contains, tx, source, frozenset(entries))
         if any(not is_constant_value(key) for key in entries):
             keys_guard()  # values reached by position: the key set pins them
         factory = None

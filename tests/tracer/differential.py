@@ -59,7 +59,7 @@ copy; tensors cloned, plain objects by their attributes) whatever the function
 mutates after every call; the three runs must agree on it.  The arguments of
 every call are compared after the call as well (in-place ops on inputs).
 Every run starts from the same initial state: globals are rebound, and global
-lists / dicts / sets / plain objects / nn.Modules (attributes, parameters, buffers),
+lists / dicts (and dict subclasses: Counters, ...) / sets / plain objects / nn.Modules (attributes, parameters, buffers),
 user classes' attributes, user functions' defaults and the values of every
 reachable tensor are restored in place before each run and after the last (a
 tensor whose shape, dtype or strides changed in place gets them back too), and so
@@ -294,8 +294,39 @@ def _is_plain_object(v: Any) -> bool:
                       torch.Tensor, torch.nn.Module)):
         return False
     d = getattr(v, "__dict__", None)
-    return isinstance(d, dict) and type(v).__module__ not in ("builtins",) and \
+    return (isinstance(d, dict) or bool(_slot_names(type(v)))) and type(v).__module__ not in ("builtins",) and \
         not type(v).__module__.startswith(("torch", "pytest", "_pytest"))
+
+
+def _slot_names(cls: type) -> list[str]:
+    """The __slots__ members of cls and its bases (an object of such a class may have no __dict__)."""
+    names = []
+    for klass in cls.__mro__:
+        slots = vars(klass).get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else [n for n in slots if n not in ("__dict__", "__weakref__")]
+    return names
+
+
+def _attributes(v: Any) -> dict:
+    """An object's attributes: its __dict__ and the slots it has filled."""
+    attrs = dict(vars(v)) if hasattr(v, "__dict__") else {}
+    for name in _slot_names(type(v)):
+        if hasattr(v, name):
+            attrs[name] = getattr(v, name)
+    return attrs
+
+
+def _set_attributes(v: Any, attrs: dict) -> None:
+    """Put back what _attributes read: the __dict__ as it was, each slot filled or emptied."""
+    slots = _slot_names(type(v))
+    if hasattr(v, "__dict__"):
+        vars(v).clear()
+        vars(v).update({name: value for name, value in attrs.items() if name not in slots})
+    for name in slots:
+        if name in attrs:
+            object.__setattr__(v, name, attrs[name])
+        elif hasattr(v, name):
+            object.__delattr__(v, name)
 
 
 class _GlobalsSnapshot:
@@ -357,15 +388,15 @@ class _GlobalsSnapshot:
         elif type(v) is set:
             self.seen.add(id(v))
             self.sets.append((v, set(v)))
-        elif type(v) in (dict, collections.OrderedDict, collections.defaultdict):
+        elif isinstance(v, dict):  # a Counter, a dict subclass of the test file's: their items as dict's
             self.seen.add(id(v))
-            self.dicts.append((v, dict(v)))
+            self.dicts.append((v, dict(dict.items(v))))
             for x in list(v.values()):
                 self._walk(x, depth + 1)
         elif isinstance(v, torch.nn.Module) or _is_plain_object(v):
             self.seen.add(id(v))
-            self.attrs.append((v, dict(vars(v))))
-            for x in list(vars(v).values()):
+            self.attrs.append((v, _attributes(v)))
+            for x in list(_attributes(v).values()):
                 self._walk(x, depth + 1)
 
     def restore(self) -> None:
@@ -376,14 +407,13 @@ class _GlobalsSnapshot:
                 del self.g[k]
         self.g.update(self.items)
         for obj, attrs in self.attrs:
-            d = vars(obj)
-            d.clear()
-            d.update(attrs)
+            _set_attributes(obj, attrs)
         for obj, content in self.lists:
             obj[:] = content
-        for obj, content in self.dicts:
-            obj.clear()
-            obj.update(content)
+        for obj, content in self.dicts:  # dict's own methods: a subclass's update may add (Counter) or refuse
+            base = collections.OrderedDict if isinstance(obj, collections.OrderedDict) else dict
+            base.clear(obj)
+            base.update(obj, content)
         for obj, content in self.sets:
             obj.clear()
             obj.update(content)

@@ -19,7 +19,8 @@ engines that build the same graph and install the same guards:
   as the torch dtype;
 * guards that state one premise in two ways: Dynamo checks a dict's keys through its length
   (``len(d) == 2``, ``not d`` when empty), ``KeyError on d['a']``, ``list(dict.keys(d))[0] ==
-  'a'`` and ``not ___dict_contains('c', d)``, where our one DICT_KEYS_MATCH lists the keys; an
+  'a'`` and ``not ___dict_contains('c', d)``, where our one DICT_KEYS_MATCH lists the keys; a
+  Counter's value is ``dict.__getitem__(C, list(dict.keys(C))[0]) == 1`` there, ``C['k'] == 1`` here; an
   empty list is ``not LOG`` there, ``len(LOG) == 0`` here; ``not hasattr(o, 'a')`` is our
   ``not ___dict_contains('a', o.__dict__)`` or the same of a class dict on o's MRO (for 'a' or
   for '__getattr__'); a ParameterList's ``_size`` our key list of its
@@ -252,6 +253,10 @@ def states(dynamo: str, ours: str) -> bool:
     if m := re.fullmatch(r"list\(dict\.keys\((?P<s>.+)\)\)\[(?P<i>\d+)\] == (?P<k>.+)", claim):
         keys = _our_keys(ours, m["s"])
         if keys is not None and int(m["i"]) < len(keys) and keys[int(m["i"])] == _literal(m["k"]):
+            return True
+    if m := re.fullmatch(r"dict\.__getitem__\((?P<s>.+), list\(dict\.keys\((?P=s)\)\)\[\d+\]\) == (?P<v>.+)", claim):
+        # a Counter's value, reached by its key's position there (as any dict subclass's), by its key here
+        if re.match(rf"{re.escape(m['s'])}\[(?:'[^']*'|\d+)\] == {re.escape(m['v'])},", ours):
             return True
     if m := re.fullmatch(r"not ___dict_contains\((?P<k>.+?), (?P<s>.+)\)", claim):
         keys = _our_keys(ours, m["s"])

@@ -22,7 +22,8 @@ from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable, SliceVariable,
                     TupleVariable, hash_key, items_of, sorted_items, unique_items)
-from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable
+from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
+from .object_protocol import is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
@@ -285,6 +286,8 @@ class BuiltinVariable(VariableTracker):
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
                 entries.update(obj.read_entries())
+            elif isinstance(obj, UserDefinedObjectVariable) and is_mapping_object(obj):
+                entries.update(mapping_entries(tx, obj))
             else:
                 for i, pair in enumerate(self._sequence(tx, obj)):
                     parts = items_of(tx, pair)

@@ -122,6 +122,7 @@ class ConstDictVariable(VariableTracker):
     def _missing(self, tx, key):
         """__missing__: a Counter answers 0; a defaultdict stores and returns default_factory()."""
         if self.dict_cls is collections.Counter:
+            self.guard_key(tx, key)  # a Counter from outside that gains the key answers its count
             return ConstantVariable(0)
         if self.dict_cls is collections.defaultdict and self.default_factory is not None:
             self.guard_keys()  # it stores the key: a mutation, whose replay needs the key set (as Dynamo)

@@ -433,7 +433,10 @@ class UserDefinedObjectVariable(VariableTracker):
                 return member
         if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
             return SlotFunctionVariable(attr, self)
-        if isinstance(attr, types.MemberDescriptorType) and not self.is_new():  # a __slots__ member
+        if isinstance(attr, types.MemberDescriptorType) and self.is_new():  # a __slots__ member never stored
+            raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
+                           f"{cls.__qualname__} object has no attribute {name!r}")
+        if isinstance(attr, types.MemberDescriptorType):  # a __slots__ member of an object from outside
             try:
                 return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
@@ -532,8 +535,12 @@ class UserDefinedObjectVariable(VariableTracker):
             attr = inspect.getattr_static(cls, name)
         except AttributeError:
             attr = None
-        if hasattr(type(attr), "__set__"):
+        if hasattr(type(attr), "__set__") and not isinstance(attr, types.MemberDescriptorType):
             raise Unsupported(f"assigning through the descriptor {cls.__qualname__}.{name}")
+        if not isinstance(attr, types.MemberDescriptorType) and cls.__dictoffset__ == 0:  # only __slots__
+            raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
+                           f"{cls.__qualname__} object has no attribute {name!r} (its __slots__ do not name it)")
+        # a __slots__ member is stored as an attribute: object.__setattr__ replays it into the slot
         tx.output.side_effects.store_attr(self, self.identity(), name, value)
 
     def children(self):

@@ -22,7 +22,7 @@ from ..source import AttrSource, DictItemSource
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
-from .lists import ListIteratorVariable
+from .lists import ListIteratorVariable, hash_key, items_of
 
 # The builtin bases whose instances we model: plain objects, and dicts (items beside attributes).
 DICT_BASES = (collections.OrderedDict, dict)
@@ -142,14 +142,13 @@ def new_instance(tx, cls_var, new_fn=None):
 
 
 def check_buildable(cls: type) -> None:
-    """Refuse the classes whose instances we cannot model (a C base with its own layout)."""
+    """Refuse the classes whose instances we cannot model (a C base with its own layout; __slots__
+    are members the trace stores as attributes)."""
     solid = [base for base in cls.__mro__ if base.__module__ in ("builtins", "collections", "_collections")
              and base not in _GENERIC_BASES and not issubclass(base, BaseException)]
     if solid:
         raise Unsupported(f"constructing {cls.__qualname__} objects (a subclass of the builtin "
                           f"{solid[0].__qualname__})")
-    if "__slots__" in vars(cls) and cls.__slots__:
-        raise Unsupported(f"constructing {cls.__qualname__} objects (it has __slots__)")
 
 
 def construct_user_object(tx, cls_var, args, kwargs):
@@ -231,8 +230,29 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
     if name == "__iter__":
         return ListIteratorVariable(tuple(items.unpack_var_sequence(tx)))
     if name == "copy":
-        return ConstDictVariable(dict(items.entries))
+        return ConstDictVariable(dict(items.read_entries()))
+    if name == "__getitem__" and python_slot(obj.python_type(), "__missing__") is not None:
+        present = items.call_method(tx, "__contains__", list(args), {})  # guards that key
+        if not present.as_python_constant():  # dict's C __getitem__ asks the class, as CPython's
+            return obj.var_getattr(tx, "__missing__").call_function(tx, list(args), {})
     return items.call_method(tx, name, list(args), dict(kwargs))
+
+
+def is_mapping_object(obj) -> bool:
+    """Whether dict(obj) copies obj as a mapping (its class has keys()) rather than reading pairs."""
+    return inspect.getattr_static(obj.python_type(), "keys", None) is not None
+
+
+def mapping_entries(tx, obj) -> dict:
+    """The entries dict(obj) copies from a user mapping, as CPython's dict_merge reads them: a dict
+    subclass that keeps dict's own iteration straight from its items (no __getitem__ or __missing__
+    of the class runs), any other mapping through keys() and obj[key]."""
+    cls = obj.python_type()
+    if dict_base(cls) is not None and python_slot(cls, "__iter__") is None:
+        pairs = items_of(tx, dict_base_call(tx, obj, "items", [], {}))
+        return {hash_key(key): value for key, value in (items_of(tx, pair) for pair in pairs)}
+    return {hash_key(key): obj.call_method(tx, "__getitem__", [key], {})
+            for key in items_of(tx, obj.call_method(tx, "keys", [], {}))}
 
 
 _READS = frozenset({"__getitem__", "__contains__", "__len__", "__iter__", "keys", "values", "items", "get",
