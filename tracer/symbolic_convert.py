@@ -32,6 +32,7 @@ from .variables.generator import GeneratorVariable
 from .variables.lists import ListIteratorVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable, UserDefinedClassVariable
+from .variables.sym import SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 
