@@ -285,6 +285,25 @@ break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 
            breaks=False)(an_assert_caught_in_the_frame)  # noqa: F821
 
 
+# fuzz_families (bad 61): a recursion 50 calls deep inside a try is inlined whole into one graph, as Dynamo
+# inlines it (its only bound is Python's recursion limit); a depth limit of 32 broke the graph inside the try,
+# so the frame ran eagerly and every level was compiled on its own until the cache limit
+def recurse(k, t):
+    if k <= 0:
+        return t
+    return recurse(k - 1, t + 1)
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), compiles="C.", breaks=False)
+def a_recursion_fifty_calls_deep_inside_try(x, n):
+    t = x * 2
+    try:
+        t = recurse(50, t)
+    except KeyError as e:
+        t = t + len(str(e))
+    return t + n
+
+
 test_fuzz_found_breaks = parametrize_breaks(BREAK_CASES)
 
 
