@@ -170,6 +170,23 @@ def not_of_a_size_expression(x):
     return x * 2, b
 
 
+# fuzz_families2 (sizes 103, 104, 110, 115, 117): sum() of a list of ints and symbolic sizes is one
+# torch.sym_sum node, as Dynamo records it, not a chain of additions
+@case(CASES, call(T(4, 3), 1), call(T(3, 3), 1), call(T(5, 3), 1), compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def sum_of_a_list_of_sizes(x, n):
+    k = sum([x.shape[0], x.shape[1], n])
+    return x * k, k
+
+
+# fuzz_families2 (sizes 109): bool() of a symbolic size expression is a symbolic bool (`!= 0`), as Dynamo
+# records it, not a specialisation: a tensor op then takes it as it is
+@case(CASES, call(T(4, 3)), call(T(3, 3)), call(T(6, 3)), compiles="CC.", dynamic=None, same_placeholders=True)
+def bool_of_a_size_expression(x):
+    b = bool(x.shape[0] % 2)
+    return x + b
+
+
 # fuzz_families (classes 64, 70): a plain class attribute an instance reads from a base is guarded where the
 # MRO finds it (type(o).__mro__[1].__dict__['factor']), as Dynamo, so changing it there names that guard
 class Factored:
