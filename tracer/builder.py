@@ -81,7 +81,7 @@ from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
 from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
-from .variables.user_functions import UserFunctionVariable
+from .variables.user_functions import LruCachedFunctionVariable, UserFunctionVariable
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
 _C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -280,7 +280,8 @@ def _build_module_or_wrapper(tx, value, source: Source):
     if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
         # calling an lru_cache'd function: its body traced, as Dynamo does (the cache is not consulted)
         guard(source, "ID_MATCH", value)
-        return build_from_source(tx, value.__wrapped__, AttrSource(source, "__wrapped__"))
+        guard(AttrSource(AttrSource(source, "__wrapped__"), "__code__"), "ID_MATCH", value.__wrapped__.__code__)
+        return LruCachedFunctionVariable(value.__wrapped__, wrapper=value, source=source)
     if is_context_factory(value):  # the `ctx_factory` of a @torch.no_grad() wrapper compiled itself
         guard(AttrSource(source, "__self__"), "TYPE_MATCH", type(value.__self__))
         guard(AttrSource(source, "__func__"), "ID_MATCH", value.__func__)
@@ -457,7 +458,7 @@ def build_sourceless(tx, value):
     if polyfill_for(value) is not None:
         return polyfill_for(value)
     if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
-        return build_sourceless(tx, value.__wrapped__)
+        return LruCachedFunctionVariable(value.__wrapped__, wrapper=value)
     if callable(value):
         rule = trace_rules.classify(value)
         if rule == "torch":

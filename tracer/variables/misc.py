@@ -1,6 +1,7 @@
 """Modules, user objects and classes, bound attributes and the NULL marker."""
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from dataclasses import dataclass, field
@@ -17,7 +18,8 @@ from .functions import CONSTANT_CLASSES, TorchFunctionVariable
 from .lists import NamedTupleVariable
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, construct_user_object, dict_base,
                               is_generic_slot, python_slot)
-from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
+from .user_functions import (BaseUserFunctionVariable, LruCachedFunctionVariable, UserFunctionVariable,
+                             UserMethodVariable)
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,6 +443,16 @@ class UserDefinedObjectVariable(VariableTracker):
                 return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
                 raise observed(error, f"{cls.__qualname__} object has no attribute {name!r}") from error
+        if isinstance(attr, functools._lru_cache_wrapper) and isinstance(attr.__wrapped__, types.FunctionType):
+            # an lru_cache'd method: its body traced, as a cached function called directly (the cache
+            # is not consulted)
+            wrapper = VariableTracker.build(tx, attr, class_source) if class_source is not None else \
+                LruCachedFunctionVariable(attr.__wrapped__, wrapper=attr)
+            return UserMethodVariable(wrapper, self)
+        if isinstance(attr, (types.MethodDescriptorType, types.WrapperDescriptorType)) and self.source is not None:
+            # a C method of a C class (a lock's acquire): reading it is fine, calling it breaks there.
+            # A new bound object per read: not guarded by identity, remade from its source at a break
+            return SkippedFunctionVariable(attr.__get__(self.value, cls), source=source)
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
         return VariableTracker.build(tx, attr, cls_var.source and mro_dict_source(tx, cls, cls_var.source, name))

@@ -18,6 +18,7 @@ import torch
 from ..exc import Unsupported, observed
 from ..source import AttrSource
 from .base import VariableTracker
+from .checkpoint import call_checkpoint
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
 from .lists import ListVariable, TupleVariable
@@ -180,7 +181,8 @@ def group_tensors_by_device_and_dtype(tx, args, kwargs):
 
 
 def _torch_polyfills() -> dict:
-    return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype}
+    return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
+            torch.utils.checkpoint.checkpoint: call_checkpoint}
 
 
 POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, **_torch_polyfills()}
