@@ -358,7 +358,9 @@ def _build_callable_or_object(tx, value, source: Source):
     if isinstance(value, (*_C_CALLABLES, types.FunctionType)):  # a function the trace rules skip
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
-    tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
+    # its attributes are recorded by identity, whoever names it; as Dynamo, one object is one tracker, named
+    # (and its attributes guarded) by the source it was first reached under
+    source = tx.output.note_source(value, source) or source
     guard(source, "TYPE_MATCH", type(value))
     if is_optimizer(value):
         return OptimizerVariable(value, source=source)

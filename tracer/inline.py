@@ -23,7 +23,9 @@ from .variables.lists import TupleVariable
 from .variables.user_functions import CellVariable
 from .variables.builtin import BuiltinVariable
 
-MAX_INLINE_DEPTH = 32
+# Dynamo's only bound on inlining is Python's recursion limit (it inlines a recursion 80 calls deep, and
+# crashes at 90); ours is past that, the room left on the stack (stack_room.py) stopping a trace before it
+MAX_INLINE_DEPTH = 100
 
 
 class InliningInstructionTranslator(InstructionTranslator):

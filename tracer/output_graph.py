@@ -297,6 +297,8 @@ class OutputGraph:
             return TupleVariable(tuple(items))
         if example is None:
             return ConstantVariable(None)
+        if type(example) is bool and node.target is operator.not_:  # `not s`: decided on the fakes, guarded
+            return ConstantVariable(example)
         raise Unsupported(f"{node.target} returned a {type(example).__name__}, "
                           "a value that depends on tensor data")
 

@@ -79,6 +79,13 @@ def _type_always_has(obj, name: str) -> bool:
     return not (hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__"))
 
 
+def _ints_and_sizes(items) -> bool:
+    """Ints and symbolic ints, one symbolic at least: what sum() of a list makes one torch.sym_sum of."""
+    return any(isinstance(i, SymNodeVariable) for i in items) and all(
+        isinstance(i.value, torch.SymInt) if isinstance(i, SymNodeVariable)
+        else i.is_python_constant() and isinstance(i.as_python_constant(), int) for i in items)
+
+
 @dataclass(frozen=True, eq=False)
 class BuiltinVariable(VariableTracker):
     """A builtin function, or a function of the operator or math module."""
@@ -212,6 +219,8 @@ class BuiltinVariable(VariableTracker):
                 return ConstantVariable(sum((i.as_python_constant() for i in items), total.as_python_constant()))
             except TypeError as error:  # sum((1, ())) or sum(["a"]): the program's own error
                 raise observed(error, f"sum() raised TypeError: {error} at trace time") from error
+        if start is None and isinstance(obj, (ListVariable, TupleVariable)) and _ints_and_sizes(items):
+            return tx.output.call(tx, "call_function", torch.sym_sum, (TupleVariable(tuple(items)),), {})  # Dynamo's
         for item in items:
             total = apply_operator(tx, operator.add, [total, item])
         return total

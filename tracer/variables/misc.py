@@ -80,6 +80,23 @@ def guard_mro_lacks(tx, cls: type, cls_source: Source | None, *names: str) -> No
             tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
 
 
+def mro_dict_source(tx, cls: type, cls_source: Source, name: str) -> Source:
+    """A plain class attribute of an instance as Dynamo names it: the entry in the dict of the class of
+    the MRO that defines it (`type(G['o']).__mro__[1].__dict__['factor']`), the classes before that one
+    guarded not to define it (one that gains it answers instead)."""
+    owner = next((i for i, klass in enumerate(cls.__mro__) if name in vars(klass)), None)
+    if owner is None:  # from the metaclass
+        return AttrSource(cls_source, name)
+
+    def dict_of(index: int) -> Source:
+        if index == 0:
+            return AttrSource(cls_source, "__dict__")
+        return AttrSource(GetItemSource(AttrSource(cls_source, "__mro__"), index), "__dict__")
+    for index in range(owner):
+        tx.output.install_guard(dict_of(index), "DICT_CONTAINS", (name, False))
+    return GetItemSource(dict_of(owner), name)
+
+
 def guarded_function(tx, fn: types.FunctionType, source: Source | None):
     """A user function read from a class: guarded on its code, so replacing it recompiles.
 
@@ -429,7 +446,6 @@ class UserDefinedObjectVariable(VariableTracker):
             member = class_member(tx, attr, source, self, cls_var, raw=False)
             if member is not None:
                 return member
-        class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
         if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
             return SlotFunctionVariable(attr, self)
         if isinstance(attr, types.MemberDescriptorType) and self.is_new():  # a __slots__ member never stored
@@ -452,7 +468,7 @@ class UserDefinedObjectVariable(VariableTracker):
             return SkippedFunctionVariable(attr.__get__(self.value, cls), source=source)
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
-        return VariableTracker.build(tx, attr, class_source)
+        return VariableTracker.build(tx, attr, cls_var.source and mro_dict_source(tx, cls, cls_var.source, name))
 
     def _class_var(self, tx):
         """obj.__class__: the class, guarded (an outside object's by its own source)."""
