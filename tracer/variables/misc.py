@@ -459,7 +459,8 @@ class UserDefinedObjectVariable(VariableTracker):
         if isinstance(attr, functools._lru_cache_wrapper) and isinstance(attr.__wrapped__, types.FunctionType):
             # an lru_cache'd method: its body traced, as a cached function called directly (the cache
             # is not consulted)
-            wrapper = VariableTracker.build(tx, attr, class_source) if class_source is not None else \
+            attr_source = cls_var.source and mro_dict_source(tx, cls, cls_var.source, name)
+            wrapper = VariableTracker.build(tx, attr, attr_source) if attr_source is not None else \
                 LruCachedFunctionVariable(attr.__wrapped__, wrapper=attr)
             return UserMethodVariable(wrapper, self)
         if isinstance(attr, (types.MethodDescriptorType, types.WrapperDescriptorType)) and self.source is not None:
