@@ -66,8 +66,9 @@ class NativeGuards:
             return
         try:
             value = node.source.get_value(f_locals, f_globals)
-        except Exception:  # noqa: BLE001 - the value is gone already: the Python test fails as it would
-            value = None
+        except Exception:  # noqa: BLE001 - the value is gone already: its subtree in Python, which fails
+            self._python_subtree(node, base)  # while it is gone (torch's item accessor built over a key
+            return                            # missing then passes while the key stays missing)
         manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
             self._python_subtree(node, base)
