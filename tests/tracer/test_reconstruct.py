@@ -542,3 +542,55 @@ def test_a_function_with_keyword_only_defaults_runs_the_frame_eagerly_named():
     assert opt.cache_entries[-1].eager_reason == "rebuilding the function " \
         "returns_a_function_with_keyword_only_defaults.<locals>.scale with keyword-only defaults"
     assert scale(3) == 6 and scale.__kwdefaults__ == {"k": 2}
+
+
+def make_counter():
+    k = 0
+
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+    return bump
+
+
+BUMP = make_counter()
+
+
+def calls_an_outside_closure(x):
+    return x + BUMP()
+
+
+def test_a_cell_of_an_outside_closure_written_in_the_trace_holds_the_new_value():
+    BUMP.__closure__[0].cell_contents = 0
+    y = compiled(calls_an_outside_closure)(torch.zeros(2))
+    assert torch.equal(y, torch.ones(2)) and BUMP.__closure__[0].cell_contents == 1
+    assert BUMP() == 2  # the real cell, written after the graph
+
+
+def drops_a_closure_over_an_argument(x, n):
+    def add(t):
+        return t + n
+    return x * 2
+
+
+def test_an_argument_cell_the_trace_never_reads_is_not_guarded_as_in_dynamo():
+    """The cell of `n` already holds the argument: staging it again would guard it, and a new `n` would
+    compile the first frame again where Dynamo does not."""
+    compiles = {"tracer": [], "dynamo": []}
+
+    def backend(name):
+        def count(gm, example_inputs):
+            compiles[name].append(len(gm.graph.nodes))
+            return gm.forward
+        return count
+    torch._dynamo.reset()
+    fn = drops_a_closure_over_an_argument
+    ours = tracer.compile(fn, backend=backend("tracer"))
+    theirs = torch.compile(fn, backend=backend("dynamo"), dynamic=False)
+    for n in (1, 2, 3):
+        want = fn(torch.ones(2), n)
+        for opt in (ours, theirs):
+            assert torch.equal(opt(torch.ones(2), n), want)
+    assert len(compiles["tracer"]) == len(compiles["dynamo"]) == 1, compiles
+    torch._dynamo.reset()
