@@ -123,6 +123,11 @@ EQUIVALENT: dict[str, str] = {
         "staged too. Such a cell still holds what the trace read from it, so staging stores the same object back; "
         "an argument's unread cell is skipped by the rule after it, and one never read has no content to stage "
         "(no test tells them apart: an unread free variable gains no guard either, checked by hand)",
+    "tracer.codegen.xǁPyCodegenǁstage_side_effects__mutmut_[45]": "an attribute set on an object made in the "
+        "trace replayed too: the object is rebuilt with its attributes already (_new_object, through __new__, "
+        "no __init__), so the replay stores the same value on it again",
+    "tracer.codegen.xǁPyCodegenǁstage_side_effects__mutmut_19": "the replayed effect's temp prefix upper-cased: "
+        "still `___`-named, and its count makes it unique",
     # ---- end codegen ----
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
