@@ -170,6 +170,7 @@ def _normalise(text: str) -> str:
     """Spellings of one source that differ between the two engines (module docstring)."""
     text = re.sub(r"\bL\['([A-Za-z_]\w*)'\]", r"\1", text)  # ours names locals L['x']; Dynamo bare
     text = re.sub(r"\bdict\((.+?)\.__dict__\)\['(\w+)'\]", r"\1.\2", text)  # a class attribute read
+    text = re.sub(r"\.__dict__\['(\w+)'\]", r".\1", text)  # ... as we spell it: X.__mro__[1].__dict__['f']
     text = text.replace("___from_numpy(", "___as_tensor(")  # an ndarray argument seen as a tensor
     text = re.sub(r"\bG\['__builtins_dict___\d+'\]", "G['__builtins_dict___0']", text)  # Dynamo counts per process
     text = re.sub(r"\.? Guard failed on a parameter, consider .*$", "", text)  # Dynamo's hint after a parameter's
