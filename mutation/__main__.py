@@ -115,6 +115,10 @@ EQUIVALENT: dict[str, str] = {
     "tracer.resume.x_with_blocks_around__mutmut_26": "return for break where a with-block's handler has no "
         "cleanup row: CPython 3.11 always covers that handler with one (it restores the exception state), "
         "so the branch never runs and the loop ends at its while test",
+    # ---- guards.kinds (mutate4) ----
+    "tracer.guards.kinds.x__tensor_actual__mutmut_1": "None for '' as the source name: tensor_mismatch only tests "
+        "it for truth (an unnamed tensor either way)",
+    # ---- end guards.kinds ----
     # ---- codegen (mutate4) ----
     "tracer.codegen.xǁPyCodegenǁ_staged__mutmut_5": "the staged cell value's temp prefix upper-cased: still "
         "`___`-named (apart from user locals), and its count makes it unique among the temps",
