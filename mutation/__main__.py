@@ -140,6 +140,8 @@ EQUIVALENT: dict[str, str] = {
         "no __init__), so the replay stores the same value on it again",
     "tracer.codegen.xǁPyCodegenǁstage_side_effects__mutmut_19": "the replayed effect's temp prefix upper-cased: "
         "still `___`-named, and its count makes it unique",
+    "tracer.codegen.xǁPyCodegenǁ_cell__mutmut_30": "a rebuilt cell's temp prefix upper-cased: still `___`-named, "
+        "and its count makes it unique",
     # ---- end codegen ----
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "

@@ -446,8 +446,9 @@ def sets_on_a_new_object_then_mutates_outside(x):
 
 @pytest.mark.parametrize("fn, prefix", [(returns_new_objects_and_a_changed_cell, "___cellvalue"),
                                         (returns_new_objects_and_a_changed_cell, "___obj"),
-                                        (sets_on_a_new_object_then_mutates_outside, "___effect")],
-                         ids=["cell", "object", "effect"])
+                                        (sets_on_a_new_object_then_mutates_outside, "___effect"),
+                                        (makes_a_counter, "___cell")],
+                         ids=["cell", "object", "effect", "new_cell"])
 def test_the_rewritten_codes_own_locals_are_named_apart_from_the_users(fn, prefix):
     """Temps, staged cell values, rebuilt objects and replayed effects are `___`-named: no user local
     can be overwritten."""
