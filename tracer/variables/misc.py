@@ -446,6 +446,7 @@ class UserDefinedObjectVariable(VariableTracker):
         if isinstance(attr, functools._lru_cache_wrapper) and isinstance(attr.__wrapped__, types.FunctionType):
             # an lru_cache'd method: its body traced, as a cached function called directly (the cache
             # is not consulted)
+            class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
             wrapper = VariableTracker.build(tx, attr, class_source) if class_source is not None else \
                 LruCachedFunctionVariable(attr.__wrapped__, wrapper=attr)
             return UserMethodVariable(wrapper, self)
