@@ -405,7 +405,7 @@ def _switches_grad_mode_to(node: torch.fx.Node, mode: bool) -> bool:
 
 
 _FX_LITERALS = (int, float, bool, str, type(None), torch.dtype, torch.device, torch.memory_format, torch.layout,
-                torch.Size, type(Ellipsis), complex)
+                torch.Size, type(Ellipsis), complex, range)
 
 
 def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):
