@@ -136,6 +136,10 @@ EQUIVALENT: dict[str, str] = {
     "tracer.debug.breakpoints.x__opcode__mutmut_10": "'_' replaced by 'XXXX' before isalnum: the rest "
         "is alphanumeric either way, and a text of underscores only has no cased letter, so isupper "
         "refuses it in both",
+    "tracer.debug.navigation.xǁNavigatorǁ_scan__mutmut_13": "step >= 0 for step > 0 at the end of a scan: "
+        "every move scans with a step of 1 or -1, never 0",
+    "tracer.debug.navigation.xǁNavigatorǁ_hits_breakpoint__mutmut_1": "stop = None for False: its only "
+        "reader, _scan, tests the answer for truth, and None is as false",
 }
 
 # What each of mutmut's exit statuses means for the score.
