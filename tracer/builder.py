@@ -27,6 +27,7 @@ from .source import (
     GetItemSource,
     IterItemSource,
     NumpyTensorSource,
+    SetItemSource,
     Source,
     iterator_remaining,
 )
@@ -51,7 +52,6 @@ from .variables.lists import (
     ListVariable,
     NamedTupleVariable,
     RangeVariable,
-    SetVariable,
     SliceVariable,
     TupleVariable,
     hash_key,
@@ -81,6 +81,7 @@ from .variables.object_protocol import SlotFunctionVariable, is_generic_slot
 from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
+from .variables.sets import SetVariable
 from .variables.user_functions import LruCachedFunctionVariable, UserFunctionVariable
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
@@ -184,6 +185,16 @@ def _guard_contains(tx, source: Source, keys: frozenset, key) -> None:
     tx.output.install_guard(source, "DICT_CONTAINS", (key, key in keys))
 
 
+def _equal_only_to_itself(item) -> bool:
+    """A set item the set's equality guard pins down: a constant, or a function, class or module
+    (equal only to itself), which the trace then reads as that very object."""
+    if is_constant_value(item):
+        return True
+    if isinstance(item, type):
+        return type(item).__eq__ is type.__eq__
+    return isinstance(item, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType))
+
+
 def _build_mapping_or_iterator(tx, value, source: Source):
     """Dicts, class dicts, sets, ranges, slices and iterators."""
     guard = tx.output.install_guard
@@ -221,9 +232,12 @@ def _build_mapping_or_iterator(tx, value, source: Source):
                    if is_constant_value(key)}
         keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(entries))
         return ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source, keys_guard=keys_guard)
-    if type(value) is set and all(is_constant_value(item) for item in value):
-        guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
-        items = tuple(ConstantVariable(item) for item in value)
+    if type(value) is set and all(_equal_only_to_itself(item) for item in value):
+        # as Dynamo: the type and length, then each item where the trace reads it, by its position
+        # in the set's iteration order (a set that iterates otherwise recompiles)
+        guard(source, "TYPE_MATCH", set)
+        guard(source, "LENGTH_CHECK", len(value))
+        items = tuple(build_lazy(tx, item, SetItemSource(source, i)) for i, item in enumerate(value))
         return tx.output.side_effects.track_container(value, SetVariable(items, source=source))
     if type(value) is range:
         guard(source, "EQUALS_MATCH", value)
@@ -344,7 +358,9 @@ def _build_callable_or_object(tx, value, source: Source):
     if isinstance(value, (*_C_CALLABLES, types.FunctionType)):  # a function the trace rules skip
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
-    tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
+    # its attributes are recorded by identity, whoever names it; as Dynamo, one object is one tracker, named
+    # (and its attributes guarded) by the source it was first reached under
+    source = tx.output.note_source(value, source) or source
     guard(source, "TYPE_MATCH", type(value))
     if is_optimizer(value):
         return OptimizerVariable(value, source=source)

@@ -12,7 +12,8 @@ from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
-from .variables.lists import ListVariable, SetVariable, SliceVariable, TupleVariable, hash_key, unique_items
+from .variables.lists import ListVariable, SliceVariable, TupleVariable, hash_key
+from .variables.sets import SetVariable, unique_items
 from .variables.sym import SymNodeVariable
 
 
@@ -71,6 +72,7 @@ class BuildingOpcodes:
             if inst.arg & 0x03 == 0 and hasattr(value, "guard_class_lacks"):
                 value.guard_class_lacks(self, "__format__")  # a class that gains one formats differently
             value = BuiltinVariable(repr if inst.arg & 0x03 == 2 else str).call_function(self, [value], {})
+            conversion = None  # the text is the conversion's result already (not repr() of it again)
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
         raw = value.as_python_constant()

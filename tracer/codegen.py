@@ -32,8 +32,8 @@ from .variables.functional import LazyIteratorVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.object_protocol import dict_base
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
-from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SetVariable,
-                              SliceVariable, TupleVariable, key_tracker, make_named_tuple)
+from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable,
+                              TupleVariable, key_tracker, make_named_tuple)
 from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
                              UserDefinedClassVariable, UserDefinedObjectVariable)
 from .variables.builtin import BuiltinVariable
@@ -41,6 +41,7 @@ from .variables.sym import SizeVariable, SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.tensor_hooks import RemovableHandleVariable
 from .variables.partial import FunctoolsPartialVariable
+from .variables.sets import SetVariable
 from .variables.user_functions import (NestedUserFunctionVariable,
                                        UserFunctionVariable, UserMethodVariable)
 

@@ -117,7 +117,8 @@ class CompiledFunction:
         if self.module is not None:
             fn = self.module.forward
             if skip_rules.code_reason(type(self.module).forward.__code__) is not None:
-                fn = _calling_inline(self.module)  # torch's own module (nn.Sequential): as Dynamo's wrap_inline
+                fn = _calling_inline(self.module, type(self.module).__qualname__)  # torch's own module
+                # (nn.Sequential): as Dynamo's wrap_inline
             else:
                 self.hooks_outside = True
         self.bound_self = None
@@ -128,13 +129,14 @@ class CompiledFunction:
             fn = fn.func
         if isinstance(fn, types.MethodType):
             self.bound_self, fn = fn.__self__, fn.__func__
-        if not isinstance(fn, types.FunctionType):
-            raise UserError(f"tracer.compile() needs a Python function with bytecode; "
-                            f"{fn!r} is a {type(fn).__name__} (a builtin or C function has none)")
+        if not _has_plain_code(fn):
+            # a builtin, a class, a generator or coroutine function: a frame that calls it is compiled, as
+            # torch.compile does (torch.sin is then a graph; a generator's own frame is left alone)
+            target = fn if self.bound_self is None else types.MethodType(fn, self.bound_self)
+            self.bound_self = None
+            fn = _calling_inline(target, getattr(fn, "__qualname__", type(fn).__qualname__))
         if not isinstance(cache_size_limit, int) or cache_size_limit < 1:
             raise UserError(f"cache_size_limit must be a positive int, got {cache_size_limit!r}")
-        if fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-            raise UserError(f"{fn.__qualname__} is a generator or coroutine; only plain functions compile")
         self.fn = fn
         self.code = fn.__code__
         self.backend = resolve_backend(backend)
@@ -147,7 +149,9 @@ class CompiledFunction:
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
         self.last_call: tuple | None = None  # (args, kwargs) of the latest call: "call again"
-        self.calls: collections.deque = collections.deque(maxlen=10_000)  # entry id per call; None: a miss
+        # the compile id of the entry each call ran (appended by the entry's code, run_count.py: a compiling
+        # call's is its new entry's); None: a call that ran as it is (cache limit, an entry without code)
+        self.calls: collections.deque = collections.deque(maxlen=10_000)
         self.parent = parent
         self.is_resume = False  # a resume function after a graph break in `parent`
         self.resume_origin = None  # for a resume function: (the frame it resumes, its prologue length)
@@ -258,7 +262,7 @@ class CompiledFunction:
         if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
             return fn(*args, **kwargs)
         try:
-            return frame_hook.call_under_hook(self._callback, self, fn, args, kwargs)
+            return frame_hook.call_under_hook(self._callback, fn, args, kwargs)
         finally:
             leave_compiled_call()
 
@@ -287,7 +291,6 @@ class CompiledFunction:
     def compile_frame(self, frame) -> frame_hook.FrameReturn:
         """A frame of this code that no cache entry admits: trace it into a new entry for torch's C
         evaluator (or say why it runs as it is)."""
-        self.calls.append(None)
         f_locals, f_globals = dict(frame.f_locals), frame.f_globals
         fid = frame_id(self.code)
         compile_id = f"{fid}/{len(self.cache_entries)}"
@@ -298,6 +301,7 @@ class CompiledFunction:
             if not self._warned_limit:
                 warnings.warn(reason, CacheLimitExceeded, stacklevel=2)
                 self._warned_limit = True
+            self.calls.append(None)
             return frame_hook.run_as_is(self.code, reason, for_good=False)
         kind = "recompile" if self.cache_entries else "compile"
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
@@ -311,16 +315,16 @@ class CompiledFunction:
             self._event("graph_break", compile_id, str(entry.graph_break))
         if entry.eager_reason is not None:
             self._event("eager_fallback", compile_id, entry.eager_reason)
-        self.cache_entries.append(entry)
-        entry.hits = 1
+        self.cache_entries.append(entry)  # its code counts its runs, this call's first (run_count.py)
         if entry.code is None:  # an entry that always runs the original: the code is skipped for good,
             entry.hits_counted = False  # in C, which no longer asks us (as Dynamo's skip): calls not counted
+            self.calls.append(None)
             return frame_hook.run_as_is(self.code, entry.eager_reason)
         self.root._by_rewritten[id(entry.code)] = self
         return frame_hook.run_compiled(self.code, self._guarded_code(entry, f_locals, f_globals))
 
     def _guarded_code(self, entry, f_locals, f_globals) -> frame_hook.GuardedCode:
-        """The entry for C: its rewritten code and a native guard tree that also counts its hits."""
+        """The entry for C: its rewritten code and the native guard tree that admits a frame to it."""
         native = entry.guards.attach_native(self.code, f_locals, f_globals)
         if native is None:  # torch's tree cannot hold a guard: the generated Python check, as one lambda
             root = frame_hook.native_root()
@@ -328,18 +332,7 @@ class CompiledFunction:
             root.add_lambda_guard(lambda L: python_check(L, f_globals), [f"[{entry.compile_id}] guards"], None)
         else:
             root = native.root
-        calls, compile_id, owned = self.calls, entry.compile_id, frame_hook.owned_by(self.root)
-
-        def count_hit(_) -> bool:  # the last guard, run when all others passed
-            if native is None or not native.probing:  # a lookup of torch's evaluator, not a what-if
-                if not owned():  # an entry of another root's calls (each tracer.compile has its cache)
-                    return False
-                entry.hits += 1
-                calls.append(compile_id)
-            return True
-
-        root.add_epilogue_lambda_guard(count_hit, [f"[{compile_id}] counts its hits"], None)
-        return frame_hook.GuardedCode(entry.code, frame_hook.GuardManagerHolder(root, f_globals), compile_id)
+        return frame_hook.GuardedCode(entry.code, frame_hook.GuardManagerHolder(root, f_globals), entry.compile_id)
 
     def _event(self, kind, compile_id, reason, duration_s=None) -> None:
         event = CompileEvent(kind, compile_id, reason, duration_s=duration_s, frame=self.code.co_name)
@@ -436,15 +429,21 @@ class CompiledFunction:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
 
 
-def _calling_inline(fn: torch.nn.Module):
-    """A frame that calls a module whose forward is torch's, so the trace enters nn.Module.__call__ and
-    inlines it, hooks and all (a frame of torch's own is never compiled), as Dynamo's wrap_inline (whose
-    free variable is `fn` too: the graph inputs are L_fn_...)."""
+def _has_plain_code(fn) -> bool:
+    """A Python function whose own frame a trace can start in (not a generator or coroutine's)."""
+    flags = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+    return isinstance(fn, types.FunctionType) and not fn.__code__.co_flags & flags
+
+
+def _calling_inline(fn, name: str):
+    """A frame that calls `fn`, compiled in its place, as Dynamo's wrap_inline (whose free variable is
+    `fn` too: the graph inputs are L_fn_...): a module whose forward is torch's (the trace enters
+    nn.Module.__call__ and inlines it, hooks and all; a frame of torch's own is never compiled), a
+    builtin, a class, a generator function."""
     def forward(*args, **kwargs):
         return fn(*args, **kwargs)
 
     # a file of its own (frames of Standin's files are never compiled), its source known to linecache
-    name = type(fn).__qualname__
     filename = f"<compiled {name}>"
     source = f"def forward(*args, **kwargs):  # torch.compile({name}(...))\n    return fn(*args, **kwargs)\n"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)

@@ -254,6 +254,30 @@ def dict_key_at(mapping: dict, index: int):
 
 
 @dataclass(frozen=True)
+class SetItemSource(ChainedSource):
+    """The item at a position of a set's iteration order: Dynamo's `list(s)[i]`.  The order follows
+    the hash table, not insertion; a set iterating in another order fails the item's guard."""
+
+    index: int
+
+    def name(self) -> str:
+        return f"list({self.base.name()})[{self.index}]"
+
+    def expression(self) -> str:
+        return self.accessor(self.base.expression())
+
+    def accessor(self, base_expr: str) -> str:
+        return f"_set_item_at({base_expr}, {self.index})"
+
+    def reconstruct(self, codegen):
+        codegen.call(set_item_at, lambda: (self.base.reconstruct(codegen), codegen.load_const(self.index)), 2)
+
+
+def set_item_at(items: set, index: int):
+    return list(items)[index]
+
+
+@dataclass(frozen=True)
 class TypeSource(ChainedSource):
     """type(base): where class attributes are read from."""
 
@@ -363,7 +387,8 @@ def _as_float64_tensor(value):
 
 
 SOURCE_NAMESPACE = {"getattr": getattr, "type": type, "_dict_getitem": dict.__getitem__, "_builtins_of": builtins_of,
-                    "_dict_value_at": dict_value_at, "_dict_key_at": dict_key_at, "_modules": sys.modules, "_iter_item": iterator_item,
+                    "_dict_value_at": dict_value_at, "_dict_key_at": dict_key_at,
+                    "_set_item_at": set_item_at, "_modules": sys.modules, "_iter_item": iterator_item,
                     "_iter_len": lambda it: len(iterator_remaining(it)), "_as_tensor": _as_tensor,
                     "_as_float64_tensor": _as_float64_tensor}
 _KEY_NAMES: dict = {}  # (type, key) of each constant key no literal writes -> its name in SOURCE_NAMESPACE

@@ -268,8 +268,8 @@ def _copy_arg(v: Any, memo: dict | None = None) -> Any:
 
 def _copy_new(v: Any, memo: dict) -> Any:
     if isinstance(v, torch.Tensor):
-        new = v.clone()  # with the dimension markers mark_dynamic & co. left on it
-        new.__dict__.update({k: copy.copy(x) for k, x in vars(v).items() if k.startswith(("_dynamo", "_has_dynamo"))})
+        new = v.clone()  # with the attributes it holds itself: mark_dynamic's markers, `x.tag = ...`
+        new.__dict__.update({k: copy.copy(x) for k, x in vars(v).items()})
         return new
     if _is_plain_object(v) and not isinstance(v, (Case, Call)):
         new = copy.copy(v)

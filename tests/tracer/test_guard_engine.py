@@ -264,7 +264,9 @@ def test_cache_hits_and_the_limit_are_recorded():
     CFG.scale = 9
     with pytest.warns(tracer.CacheLimitExceeded):
         opt(torch.ones(3), [1])
-    assert list(opt.calls) == [None, "0/0", None]  # a miss, a hit, a miss past the limit
+    # the entry each call ran: the compiling call's new one, a hit, none past the limit (it ran as it is)
+    assert list(opt.calls) == ["0/0", "0/0", None]
+    assert [e.kind for e in opt.compile_events] == ["compile", "cache_limit"]
     assert opt.cache_entries[0].hits == 2  # the compiling call runs the new entry too
     assert opt.compile_events[-1].kind == "cache_limit" and "G['CFG'].scale == 2, got 9" in opt.compile_events[-1].reason
     assert opt.what_if(torch.ones(3), [1]).cache_limit_reached

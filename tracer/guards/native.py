@@ -48,23 +48,15 @@ class NativeGuards:
         for guard in frame_guards:
             self._frame_leaf(guard)
         self.tag_safe_roots = mark_tag_safe_roots(self.root, self._twin)
-        self.probing = False  # a check asked from Python (what-if, a failure's reason), not a lookup
 
     def probe(self, f_locals: dict) -> bool:
-        """Do the guards hold for these locals?  Asked from Python: not a cache lookup (no hit counted)."""
-        self.probing = True
-        try:
-            return self.root.check(f_locals)
-        finally:
-            self.probing = False
+        """Do the guards hold for these locals?  (Asked from Python; an entry's hits are counted by its
+        code, run_count.py, so a question is never a hit.)"""
+        return self.root.check(f_locals)
 
     def failing_parts(self, f_locals: dict) -> list[str]:
         """The verbose text of the first native guard that fails ([] if all pass)."""
-        self.probing = True
-        try:
-            info = self.root.check_verbose(f_locals)
-        finally:
-            self.probing = False
+        info = self.root.check_verbose(f_locals)
         return [] if info.result else list(info.verbose_code_parts)
 
     # ---- accessors ----------------------------------------------------------------------

@@ -33,7 +33,9 @@ _PURE_METHODS = {
     torch.Size: {"numel", "index", "count", "__getitem__", "__len__"},
     torch.dtype: {"to_complex", "to_real"},
     frozenset: {"union", "intersection", "difference", "symmetric_difference", "issubset", "issuperset",
-                "isdisjoint", "copy", "__contains__", "__len__", "__or__", "__and__", "__sub__", "__xor__"},
+                "isdisjoint", "copy", "__contains__", "__len__", "__or__", "__and__", "__sub__", "__xor__",
+                "__ror__", "__rand__", "__rsub__", "__rxor__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+                "__ge__", "__hash__"},
 }
 
 

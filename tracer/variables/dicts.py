@@ -9,13 +9,16 @@ so the key set is guarded where the copy reads it.
 from __future__ import annotations
 
 import collections
+import operator
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..exc import Unsupported, observed
+from . import dict_operations
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
+from .dict_operations import check_arguments
 from .lists import ListIteratorVariable, TensorKey, TupleVariable, hash_key, key_tracker
 
 
@@ -133,8 +136,11 @@ class ConstDictVariable(VariableTracker):
         raise observed(KeyError(key))
 
     def call_method(self, tx, name, args, kwargs):
+        check_arguments(self.dict_cls, name, args, kwargs)
         if name == "__getitem__":
             return self.getitem(tx, args[0])
+        if name in _OPERATIONS:
+            return _OPERATIONS[name](tx, self, args, kwargs)
         if self.dict_cls is collections.Counter:
             from .functional import COUNTER_METHODS, counter_method  # cycle: .functional -> .dicts
             if name in COUNTER_METHODS:
@@ -156,7 +162,7 @@ class ConstDictVariable(VariableTracker):
             return DictViewVariable(self, name)
         if name == "copy":
             return self.copied()
-        mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear", "popitem"}
+        mutators = {"__setitem__", "update", "pop", "setdefault", "__delitem__", "clear"}
         if name not in mutators:
             raise Unsupported(f"dict.{name}()")
         if self.dict_cls is types.MappingProxyType:  # a class's __dict__ cannot be written through
@@ -173,12 +179,7 @@ class ConstDictVariable(VariableTracker):
         if name == "__setitem__":
             entries[_key(args[0])] = args[1]
         elif name == "update":
-            other = args[0].realize() if args else ConstDictVariable({})
-            if not isinstance(other, ConstDictVariable):  # an iterable of (key, value) pairs
-                from .builtin import BuiltinVariable  # cycle: .builtin -> .dicts
-                other = BuiltinVariable(dict).call_function(tx, [other], {})
-            entries.update(other.read_entries())
-            entries.update(kwargs)
+            entries.update(self.update_entries(tx, args, kwargs))
         elif name == "pop":
             key = _key(args[0])
             if key in entries:
@@ -202,6 +203,14 @@ class ConstDictVariable(VariableTracker):
         self.mutated(tx, entries)
         return result
 
+    def update_entries(self, tx, args, kwargs) -> dict:
+        """The entries d.update(*args, **kwargs) writes: a dict's, or (key, value) pairs'."""
+        other = args[0].realize() if args else ConstDictVariable({})
+        if not isinstance(other, ConstDictVariable):  # an iterable of (key, value) pairs
+            from .builtin import BuiltinVariable  # cycle: .builtin -> .dicts
+            other = BuiltinVariable(dict).call_function(tx, [other], {})
+        return {**other.read_entries(), **kwargs}
+
     def mutated(self, tx, entries: dict) -> ConstDictVariable:
         """The next version of this dict, swapped in wherever the trace holds it."""
         new = replace(self, entries=entries)
@@ -212,6 +221,41 @@ class ConstDictVariable(VariableTracker):
         inner = ", ".join(f"{k!r}: {v.short_repr()}" for k, v in list(self.entries.items())[:4])
         more = ", ..." if len(self.entries) > 4 else ""
         return "{" + inner + more + "}"
+
+
+def _iterate(tx, target, args, kwargs):
+    return ListIteratorVariable(tuple(target.unpack_var_sequence(tx)))
+
+
+def _union(tx, target, args, kwargs):
+    other = args[0].realize()
+    if not isinstance(other, ConstDictVariable):  # dict.__or__(d, 1): NotImplemented, as CPython's
+        return ConstantVariable(NotImplemented)
+    return dict_operations.union(tx, target, other)
+
+
+def _union_in_place(tx, target, args, kwargs):
+    """d.__ior__(other): d.update(other) (other a mapping or pairs), and d itself given back."""
+    if target.dict_cls is types.MappingProxyType:
+        raise observed(TypeError("'mappingproxy' object does not support |="))
+    target.guard_keys()  # as every mutation of a dict from outside
+    return target.mutated(tx, {**target.entries, **target.update_entries(tx, args, {})})
+
+
+def _comparison(op):
+    """d.__eq__(other) / d.__ne__(other): as `==` / `!=`, NotImplemented for what is not a dict."""
+    def compare(tx, target, args, kwargs):
+        other = args[0].realize()
+        if not isinstance(other, ConstDictVariable):
+            return ConstantVariable(NotImplemented)
+        if target.is_python_constant() and other.is_python_constant():
+            return ConstantVariable(op(target.as_python_constant(), other.as_python_constant()))
+        return dict_operations.equal(tx, op, target, other)
+    return compare
+
+
+_OPERATIONS = {"__iter__": _iterate, "__or__": _union, "__ior__": _union_in_place, "__eq__": _comparison(operator.eq),
+               "__ne__": _comparison(operator.ne), "popitem": dict_operations.popitem, "move_to_end": dict_operations.move_to_end}
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,8 +285,8 @@ class DictViewVariable(VariableTracker):
     def call_method(self, tx, name, args, kwargs):
         if name == "__len__":
             return ConstantVariable(len(self.dict_var.entries))
-        if name == "__contains__" and self.view == "keys":
-            return ConstantVariable(_key(args[0]) in self.dict_var.entries)
+        if name == "__contains__" and len(args) == 1:
+            return ConstantVariable(dict_operations.view_contains(self, args[0]))
         if name == "__iter__":
             return ListIteratorVariable(tuple(self._items()))
         raise Unsupported(f"dict_{self.view}.{name}()")

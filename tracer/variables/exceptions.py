@@ -15,7 +15,7 @@ from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
-from .misc import UserDefinedClassVariable
+from .misc import GetAttrVariable, UserDefinedClassVariable
 from .user_functions import UserFunctionVariable
 
 _exception_ids = itertools.count()
@@ -122,12 +122,20 @@ class ExceptionVariable(VariableTracker):
             return ConstantVariable(self.suppress_context)
         if name == "__traceback__":
             return ConstantVariable(None)  # the trace has no real frames to point at
-        if name in ("with_traceback", "add_note") or not hasattr(self.exc_type, name):
+        if name == "with_traceback":
+            return GetAttrVariable(self, name)
+        if name == "add_note" or not hasattr(self.exc_type, name):
             raise Unsupported(f"attribute {name!r} of the exception {self.exc_type.__name__}")
         attr = inspect.getattr_static(self.exc_type, name)
         if isinstance(attr, (int, float, str, bool, type(None))):  # a plain class-level constant
             return ConstantVariable(attr)
         raise Unsupported(f"attribute {name!r} of the exception {self.exc_type.__name__}")
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "with_traceback" and len(args) == 1 and not kwargs and args[0].is_python_constant() \
+                and args[0].as_python_constant() is None:
+            return self  # the trace's exceptions carry no traceback: dropping it leaves the same exception
+        return super().call_method(tx, name, args, kwargs)
 
     def with_cause(self, cause: VariableTracker | None) -> "ExceptionVariable":
         """`raise self from cause` (cause None: `from None`)."""

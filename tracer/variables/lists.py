@@ -72,25 +72,75 @@ class BaseListVariable(VariableTracker):
         return super().var_getattr(tx, name)
 
     def call_method(self, tx, name, args, kwargs):
-        if name == "__getitem__" and len(args) == 1:
+        check_sequence_arguments(self.python_type(), name, args, kwargs)
+        if name == "__getitem__":
             return self.getitem(tx, args[0])
         if name == "__len__":
             return ConstantVariable(len(self.items))
-        if name == "__contains__" and len(args) == 1:
+        if name == "__contains__":
             return ConstantVariable(contains_in_order(self.items, args[0].realize()))
-        if name in ("index", "count"):
-            needle = args[0].realize()
-            if needle.is_python_constant() and all(i.realize().is_python_constant() for i in self.items):
-                values = [i.as_python_constant() for i in self.items]
-                consts, _ = _const_args(args, kwargs, name)
-                return ConstantVariable(getattr(values, name)(*consts))
+        if name == "__iter__":
+            return ListIteratorVariable(tuple(self.items))
+        if name in ("__add__", "__mul__", "__rmul__"):
+            return self._combined(name, args[0].realize())
+        if name in ("index", "count") or name in _COMPARISON_DUNDERS:
+            return self._on_constants(name, args, kwargs)
         raise Unsupported(f"{self.python_type().__name__}.{name}()")
+
+    def _combined(self, name, other):
+        """`seq.__add__(other)` (a sequence of the same type) and `seq.__mul__(n)` (an int)."""
+        kind = self.python_type().__name__
+        if name == "__add__":
+            if not (isinstance(other, BaseListVariable) and other.python_type() is self.python_type()):
+                error = TypeError(f'can only concatenate {kind} (not "{other.python_type().__name__}") to {kind}')
+                raise observed(error, f"TypeError: {error}")
+            return self.with_items(self.items + other.items)
+        count = other.as_python_constant() if other.is_python_constant() else None
+        if not isinstance(count, int):
+            error = TypeError(f"can't multiply sequence by non-int of type '{other.python_type().__name__}'")
+            raise observed(error, f"TypeError: {error}")
+        return self.with_items(self.items * count)
+
+    def _on_constants(self, name, args, kwargs):
+        """index, count and the comparisons, on the Python values of a sequence of constants (what they
+        return or raise is CPython's: `ValueError: 'e' is not in list`, NotImplemented for a non-list)."""
+        if not all(a.realize().is_python_constant() for a in (self, *args)):
+            raise Unsupported(f"{self.python_type().__name__}.{name}() of items that are not constants")
+        values = self.as_python_constant()
+        consts, _ = _const_args(args, kwargs, name)
+        try:
+            return ConstantVariable(getattr(values, name)(*consts))
+        except (ValueError, TypeError) as error:
+            raise observed(error, f"{type(error).__name__}: {error}") from None
 
     def short_repr(self) -> str:
         open_, close = ("[", "]") if self.python_type() is list else ("(", ")")
         inner = ", ".join(item.short_repr() for item in self.items[:6])
         more = ", ..." if len(self.items) > 6 else ""
         return f"{open_}{inner}{more}{close}"
+
+
+_COMPARISON_DUNDERS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+
+# (fewest, most) positional arguments of the methods of list and tuple; sort takes keywords only.
+_SEQUENCE_ARITY = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "pop": (0, 1), "remove": (1, 1),
+                   "index": (1, 3), "count": (1, 1), "copy": (0, 0), "clear": (0, 0), "reverse": (0, 0),
+                   "sort": (0, 0), "__getitem__": (1, 1), "__contains__": (1, 1), "__setitem__": (2, 2),
+                   "__delitem__": (1, 1), "__len__": (0, 0), "__iter__": (0, 0), "__add__": (1, 1),
+                   "__iadd__": (1, 1), "__mul__": (1, 1), "__rmul__": (1, 1), "__imul__": (1, 1),
+                   **{name: (1, 1) for name in _COMPARISON_DUNDERS}}
+
+
+def check_sequence_arguments(seq_type: type, name: str, args, kwargs) -> None:
+    """A list or tuple method called with the wrong arguments raises TypeError in the program."""
+    if name not in _SEQUENCE_ARITY:
+        return
+    fewest, most = _SEQUENCE_ARITY[name]
+    if kwargs and name != "sort":
+        raise observed(TypeError(f"{seq_type.__name__}.{name}() takes no keyword arguments"))
+    if not fewest <= len(args) <= most:
+        wanted = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        raise observed(TypeError(f"{seq_type.__name__}.{name}() takes {wanted} argument(s) ({len(args)} given)"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,6 +169,9 @@ def items_of(tx, obj: VariableTracker) -> list:
     """The items iterating over obj gives (list(), sorted(), zip(), ... take them all at once)."""
     obj = obj.realize()
     if not obj.has_unpack_var_sequence(tx):
+        if obj.is_python_constant() and not hasattr(obj.as_python_constant(), "__iter__"):  # list(3), d.update(1)
+            error = TypeError(f"'{type(obj.as_python_constant()).__name__}' object is not iterable")
+            raise observed(error, f"TypeError: {error}")
         raise Unsupported(f"iterating over {obj.describe()}")
     return obj.unpack_var_sequence(tx)
 
@@ -159,6 +212,24 @@ class NamedTupleVariable(TupleVariable):
             raise observed(AttributeError(f"'{self.tuple_cls.__name__}' object has no attribute '{name}'"),
                            f"{self.tuple_cls.__name__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "_replace" and not args and hasattr(self.tuple_cls, "_make"):
+            return self._replaced(kwargs)
+        if name == "_asdict" and not args and not kwargs and hasattr(self.tuple_cls, "_asdict"):
+            from .dicts import ConstDictVariable  # cycle: .dicts -> .lists
+            return ConstDictVariable(dict(zip(tuple_fields(self.tuple_cls), self.items)))  # a new dict
+        return super().call_method(tx, name, args, kwargs)
+
+    def _replaced(self, changes: dict):
+        """p._replace(x=...): the same class with the named items swapped, as namedtuple's own method."""
+        fields = tuple_fields(self.tuple_cls)
+        unknown = [name for name in changes if name not in fields]
+        if unknown:
+            error = ValueError(f"Got unexpected field names: {unknown!r}")
+            raise observed(error, f"{self.tuple_cls.__name__}._replace(): {error}")
+        items = tuple(changes.get(name, item) for name, item in zip(fields, self.items))
+        return NamedTupleVariable(items, tuple_cls=self.tuple_cls)
 
     def short_repr(self) -> str:
         return f"{self.tuple_cls.__name__}{super().short_repr()}"
@@ -236,83 +307,6 @@ def key_tracker(key) -> VariableTracker:
 
 
 @dataclass(frozen=True, eq=False)
-class SetVariable(BaseListVariable):
-    """A set of constants and tensors (what tensor code builds sets of: keys, indices, names, params)."""
-
-    mutation_id: int = field(default_factory=new_mutation_id)
-
-    def python_type(self) -> type:
-        return set
-
-    def as_python_constant(self):
-        return {item.as_python_constant() for item in self.items}
-
-    def with_items(self, items, source=None):
-        return SetVariable(unique_items(items), source=source)
-
-    def mutated(self, tx, items) -> SetVariable:
-        """The next version of this set, swapped in wherever the trace holds it."""
-        new = replace(self, items=unique_items(items))
-        tx.replace_all(self, new)
-        return new
-
-    def keys(self) -> list:
-        return [hash_key(item) for item in self.items]
-
-    def call_method(self, tx, name, args, kwargs):
-        if name == "__contains__":
-            return ConstantVariable(hash_key(args[0]) in self.keys())
-        if name == "__len__":
-            return ConstantVariable(len(self.items))
-        if name in ("add", "update", "discard", "remove", "clear"):
-            items = list(self.items)
-            if name == "add":
-                items.append(args[0])
-            elif name == "update":
-                items.extend(args[0].realize().unpack_var_sequence(tx))
-            elif name == "clear":
-                items = []
-            else:
-                keys, target = self.keys(), hash_key(args[0])
-                if target not in keys:
-                    if name == "remove":
-                        raise observed(KeyError(key_tracker(target).short_repr() if isinstance(target, TensorKey)
-                                                else target))
-                    return ConstantVariable(None)
-                del items[keys.index(target)]
-            self.mutated(tx, items)
-            return ConstantVariable(None)
-        if all(a.is_python_constant() for a in [self, *args]):
-            real = self.as_python_constant()
-            before = set(real)
-            try:
-                result = getattr(real, name)(*[a.as_python_constant() for a in args])
-            except Exception as error:  # pop() from an empty set, a bad argument: the program's exception
-                raise observed(error, f"set.{name}() raised {type(error).__name__}: {error}") from error
-            if real != before:  # pop(), difference_update(), ...: the set itself changed
-                self.mutated(tx, [VariableTracker.build(tx, v) for v in real])
-            return VariableTracker.build(tx, result)
-        raise Unsupported(f"set.{name}() on a set holding tensors")
-
-
-def unique_items(items) -> tuple:
-    """The items a set keeps: the first of each equal constant or same tensor, in the order
-    iterating the set gives.
-
-    A set of constants iterates in its hash table's order, not in insertion order
-    (`list({1, 7, 2})` is `[1, 2, 7]`): a real set of the keys, filled in the same order,
-    says what it is.  A tensor hashes by its identity, which the trace's fake tensors do
-    not share with the real ones, so a set holding one keeps insertion order.
-    """
-    kept: dict = {}
-    for item in items:
-        kept.setdefault(hash_key(item), item)
-    if any(isinstance(key, TensorKey) for key in kept):
-        return tuple(kept.values())
-    return tuple(kept[key] for key in set(kept))
-
-
-@dataclass(frozen=True, eq=False)
 class ListVariable(BaseListVariable):
     """A list; its mutation_id ties together the versions that mutations make."""
 
@@ -332,23 +326,23 @@ class ListVariable(BaseListVariable):
 
     def call_method(self, tx, name, args, kwargs):
         mutators = {"append", "extend", "insert", "pop", "clear", "reverse", "__setitem__",
-                    "__delitem__", "remove", "sort"}
+                    "__delitem__", "remove", "sort", "__iadd__", "__imul__"}
         if name not in mutators:
-            if name == "copy":
+            if name == "copy" and not args:
                 return ListVariable(self.items)
             return super().call_method(tx, name, args, kwargs)
+        check_sequence_arguments(list, name, args, kwargs)
         items = list(self.items)
         if name == "append":
             items.append(args[0])
-        elif name == "extend":
-            seq = args[0].realize()
-            if not seq.has_unpack_var_sequence(tx):
-                raise Unsupported(f"list.extend() with {seq.describe()}")
-            items.extend(seq.unpack_var_sequence(tx))
+        elif name in ("extend", "__iadd__"):
+            items.extend(items_of(tx, args[0]))
+        elif name == "__imul__":
+            items = list(self._combined("__mul__", args[0].realize()).items)
         elif name in ("insert", "pop", "__setitem__", "__delitem__"):
             try:
                 result = _by_index(tx, name, items, args)
-            except (IndexError, TypeError) as error:  # a list of trackers says what the list would say
+            except (IndexError, TypeError, ValueError) as error:  # a list of trackers says what the list would say
                 raise observed(error, f"list.{name}() raised {type(error).__name__}: {error}") from None
             if name == "pop":
                 self.mutated(tx, items)
@@ -361,8 +355,8 @@ class ListVariable(BaseListVariable):
             del items[_index_of(items, args[0])]
         else:  # sort
             items = sorted_items(tx, items, kwargs)
-        self.mutated(tx, items)
-        return ConstantVariable(None)
+        new = self.mutated(tx, items)
+        return new if name in ("__iadd__", "__imul__") else ConstantVariable(None)  # `+=` gives the list
 
 
 def _by_index(tx, name: str, items: list, args):
@@ -448,7 +442,7 @@ def _index_of(items: list, wanted: VariableTracker) -> int:
             return i
         if not (item.is_python_constant() and wanted.is_python_constant()):
             raise Unsupported(f"list.remove() comparing {item.describe()} with {wanted.describe()}")
-    raise Unsupported("list.remove(x): x not in list (raises ValueError)")
+    raise observed(ValueError("list.remove(x): x not in list"))
 
 
 def sorted_items(tx, items: list, kwargs: dict) -> list:

@@ -116,6 +116,11 @@ class SlotFunctionVariable(VariableTracker):
             raise Unsupported(f"{self.short_repr()} on {target.describe()}, which is not a dict")
         return dict_base_call(tx, target, name, rest, kwargs)
 
+    def var_getattr(self, tx, name):
+        if name in ("__name__", "__qualname__"):  # dict.keys.__name__: unittest's assertRaises reads it
+            return ConstantVariable(getattr(self.fn, name))
+        return super().var_getattr(tx, name)
+
     def short_repr(self) -> str:
         owner = _slot_owner(self.fn)
         bound = " (bound by super())" if self.obj is not None else ""

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 import torch
 
 from ..exc import Unsupported, observed
+from . import dict_operations
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, SetVariable, TupleVariable, hash_key, unique_items
+from .lists import BaseListVariable, ListVariable, TupleVariable, hash_key
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
+from .sets import SetVariable, unique_items
 from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
 
@@ -67,14 +69,9 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
         return args[0].call_method(tx, "__contains__", [args[1]], {})
     plain = INPLACE_TO_PLAIN.get(op, op)
-    if plain in _SET_OPERATORS and any(_is_set_like_view(a) for a in args) \
-            and all(a.has_unpack_var_sequence(tx) for a in args):
-        return _view_set_operation(tx, plain, *args)
-    if plain in (operator.eq, operator.ne) and len(args) == 2 and any(_is_keys_view(a) for a in args) \
-            and all(_is_keys_view(a) or isinstance(a, SetVariable) for a in args):
-        # d.keys() == e.keys(): equal as sets of keys, whatever order each dict holds them in
-        left, right = ({hash_key(item) for item in side.unpack_var_sequence(tx)} for side in args)
-        return ConstantVariable((left == right) == (plain is operator.eq))
+    container = _view_or_dict_operator(tx, op, plain, args)
+    if container is not None:
+        return container
     if isinstance(args[0], ListVariable) and op is operator.iadd:
         return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
     changed = _in_place(tx, op, args)
@@ -105,15 +102,37 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
 
 
 _SET_OPERATORS = (operator.and_, operator.or_, operator.sub, operator.xor)
+_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+
+
+def _view_or_dict_operator(tx, op, plain, args) -> VariableTracker | None:
+    """Set operators and comparisons of dict views (`d.keys() & s`, `d1.items() <= d2.items()`),
+    and `d1 | d2` of dicts holding tensors; None when op is none of those."""
+    if len(args) != 2:
+        return None
+    if plain in _SET_OPERATORS and any(_is_set_like_view(a) for a in args) \
+            and all(a.has_unpack_var_sequence(tx) for a in args):
+        return _view_set_operation(tx, plain, *args)
+    if plain in _COMPARISONS and any(_is_set_like_view(a) for a in args) and all(_set_like(a) for a in args):
+        # d.keys() == e.keys(): equal as sets of keys, whatever order each dict holds them in
+        return dict_operations.compare_as_sets(tx, plain, *args)
+    if op is operator.or_ and all(isinstance(a, ConstDictVariable) for a in args):
+        return dict_operations.union(tx, *args)
+    if plain in (operator.eq, operator.ne) and all(isinstance(a, ConstDictVariable) for a in args) \
+            and not all(a.is_python_constant() for a in args):  # dicts of constants fold
+        return dict_operations.equal(tx, plain, *args)
+    return None
+
+
+def _set_like(var) -> bool:
+    """What a keys() or items() view compares with as a set: another such view, or a set."""
+    return _is_set_like_view(var) or isinstance(var, SetVariable) or \
+        (var.is_python_constant() and isinstance(var.as_python_constant(), frozenset))
 
 
 def _is_set_like_view(var) -> bool:
     """dict.keys() and dict.items() are set-like (their `&`, `|`, `-`, `^` give sets); .values() is not."""
     return isinstance(var, DictViewVariable) and var.view in ("keys", "items")
-
-
-def _is_keys_view(var) -> bool:
-    return isinstance(var, DictViewVariable) and var.view == "keys"
 
 
 def _view_set_operation(tx, op, left, right) -> VariableTracker:

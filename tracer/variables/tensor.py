@@ -119,9 +119,22 @@ class TensorVariable(VariableTracker):
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
         if not hasattr(torch.Tensor, name):  # hasattr(x, "jax") and getattr defaults are told so
-            raise observed(AttributeError(f"'Tensor' object has no attribute {name!r}"),
-                           f"Tensor object has no attribute {name!r}")
+            return self._instance_attribute(tx, name)
         raise Unsupported(f"tensor attribute .{name}")
+
+    def _instance_attribute(self, tx, name: str):
+        """An attribute a graph input holds itself (`x.tag = ...`, outside or earlier in the trace):
+        read from its __dict__ through its source, its having or lacking the name guarded."""
+        if self._is_input(tx):
+            stored = tx.output.side_effects.load_attr(self.identity(), name)
+            if stored is not None:
+                return stored
+            own = vars(tx.output.inputs[self.source.name()].example)
+            tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, name in own))
+            if name in own:
+                return VariableTracker.build(tx, own[name], AttrSource(self.source, name))
+        raise observed(AttributeError(f"'Tensor' object has no attribute {name!r}"),
+                       f"Tensor object has no attribute {name!r}")
 
     def _is_input(self, tx) -> bool:
         return self.source is not None and self.source.name() in tx.output.inputs
@@ -134,12 +147,20 @@ class TensorVariable(VariableTracker):
         return False
 
     def store_attr(self, tx, name, value):
-        """`p.grad = None` / `p.grad = t` on a graph input: replayed on the real tensor after the graph."""
+        """`p.grad = None` / `p.grad = t`, or an attribute of its own (`x.tag = v`), on a graph input:
+        replayed on the real tensor after the graph."""
         value = value.realize()
-        if name != "grad" or not self._is_input(tx) or not (
-                isinstance(value, TensorVariable) or (isinstance(value, ConstantVariable) and value.value is None)):
+        own = not hasattr(torch.Tensor, name)
+        grad = name == "grad" and (isinstance(value, TensorVariable) or
+                                   (isinstance(value, ConstantVariable) and value.value is None))
+        if not self._is_input(tx) or not (own or grad):
             raise Unsupported(f"assigning the tensor attribute .{name}")
         tx.output.side_effects.store_attr(self, self.identity(), name, value)
+
+    def _requires_grad_already(self, args, kwargs) -> bool:
+        """Whether requires_grad_(flag) asks for the flag the tensor already has."""
+        flag = args[0] if args else kwargs.get("requires_grad", ConstantVariable(True))
+        return flag.is_python_constant() and bool(flag.as_python_constant()) == self.example.requires_grad
 
     def call_method(self, tx, name: str, args, kwargs):
         if name in FOLDED_METHODS and all(a.is_python_constant() for a in args):
@@ -160,6 +181,8 @@ class TensorVariable(VariableTracker):
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
         if name in ("register_hook", "register_post_accumulate_grad_hook") and len(args) == 1 and not kwargs:
             return register_tensor_hook(tx, self, args[0], name)
+        if name == "requires_grad_" and self._requires_grad_already(args, kwargs):
+            return self  # asks for what autograd already tracks: nothing changes (Dynamo traces on too)
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):
@@ -182,6 +205,10 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_method", "new_empty", (self, *args), kwargs)
         if not callable(getattr(torch.Tensor, name, None)):
             raise Unsupported(f"Tensor has no method {name}()")
+        from .decompositions import decompose_method  # cycle: .decompositions -> .lists -> .tensor
+        decomposed = decompose_method(tx, self, name, args, kwargs)
+        if decomposed is not None:
+            return decomposed
         return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
 
     def has_unpack_var_sequence(self, tx) -> bool:
