@@ -159,10 +159,6 @@ EQUIVALENT: dict[str, str] = {
     "tracer.debug.navigation.xǁNavigatorǁ_hits_breakpoint__mutmut_1": "stop = None for False: its only "
         "reader, _scan, tests the answer for truth, and None is as false",
     # ---- tracer/guards/native.py (mutate5) ----
-    "tracer.guards.native.xǁNativeGuardsǁfailing_parts__mutmut_5": "probing = None for False after the "
-        "check: its only reader (the hit counter in eval_frame) tests it for truth",
-    "tracer.guards.native.xǁNativeGuardsǁfailing_parts__mutmut_7": "the verbose parts returned even when "
-        "the check passed: torch's check_verbose reports none then, so the list is empty either way",
     "tracer.guards.native.xǁNativeGuardsǁ_frame_leaf__mutmut_6": "a shape guard that raises passes instead "
         "of failing: it raises only when an input it sizes is no tensor, and then that input's own "
         "TENSOR_MATCH in the same tree fails, so the tree's answer is the same",
