@@ -165,6 +165,22 @@ EQUIVALENT: dict[str, str] = {
     "tracer.debug.breakpoints.x__opcode__mutmut_10": "'_' replaced by 'XXXX' before isalnum: the rest "
         "is alphanumeric either way, and a text of underscores only has no cased letter, so isupper "
         "refuses it in both",
+    "tracer.debug.navigation.xǁNavigatorǁ_scan__mutmut_13": "step >= 0 for step > 0 at the end of a scan: "
+        "every move scans with a step of 1 or -1, never 0",
+    "tracer.debug.navigation.xǁNavigatorǁ_hits_breakpoint__mutmut_1": "stop = None for False: its only "
+        "reader, _scan, tests the answer for truth, and None is as false",
+    # ---- tracer/guards/native.py (mutate5) ----
+    "tracer.guards.native.xǁNativeGuardsǁ_frame_leaf__mutmut_6": "a shape guard that raises passes instead "
+        "of failing: it raises only when an input it sizes is no tensor, and then that input's own "
+        "TENSOR_MATCH in the same tree fails, so the tree's answer is the same",
+    "tracer.guards.native.x__python_accessor__mutmut_1[12]": "the file name of the accessor's compiled "
+        "lambda: nothing reads it (torch catches the accessor's exceptions, no traceback shows it)",
+    "tracer.guards.native.x__python_accessor__mutmut_19": "__builtins__ misspelt in the accessor's "
+        "namespace, so eval adds the real builtins: the accessor's expression names only "
+        "SOURCE_NAMESPACE's helpers, never a builtin",
+    "tracer.guards.native.x__python_accessor__mutmut_20": "the same as _19 (__BUILTINS__)",
+    "tracer.guards.native.x__python_leaf__mutmut_5": "the value handed to a kind that does not read its "
+        "source: the only such kind, GLOBAL_STATE, tests process state and never reads its argument",
 }
 
 # What each of mutmut's exit statuses means for the score.
