@@ -114,15 +114,15 @@ def test_an_entry_is_checked_by_torchs_native_tree():
 
 
 def test_a_what_if_or_a_failure_reason_asks_the_native_tree_without_counting_a_hit():
-    """An entry's hits are counted by its rewritten code (run_count.py); the native tree asked from Python
-    (what-if, why a guard failed) must not count one, so the call list stays what the calls did."""
+    """Asked from Python (what-if, why a guard failed), the native tree answers without counting a hit:
+    the entry's hits and the call list stay what the calls did."""
     opt = tracer.compile(reads_everything)
     x, xs = torch.ones(3), [1, 2]
     opt(x, xs)
     opt(x, xs)
     entry = opt.cache_entries[0]
     hits, calls = entry.hits, list(opt.calls)
-    assert hits == 2 and calls == [entry.compile_id, entry.compile_id]  # the compiling call ran it too
+    assert hits == 2 and len(calls) == 2 and calls[-1] == entry.compile_id
     assert not opt.what_if(x, xs).recompiles and entry.guards.check({"x": x, "xs": xs}, globals())
     assert entry.guards.first_failure({"x": x, "xs": xs}, globals()) is None
     assert entry.guards.native.failing_parts({"x": x, "xs": xs}) == []
