@@ -41,7 +41,6 @@ from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 from torch.utils._pytree import tree_leaves
 
 import tracer
-from tracer import frame_hook
 
 from .dynamic import dynamic_samples
 from .timing import (GraphKeeper, calls_for, clock, load_average, loop_ns, machine_info, median, once_ns, quiet,
@@ -88,7 +87,7 @@ def guard_check(kind, opt, fn, args):
     if kind == "tracer":  # what the frame hook's lookup runs: the native tree, else the Python check
         guards = opt.cache_entries[0].guards
         if guards.native is not None:
-            return guards.native.root.check, (f_locals,)  # hits it counts are not read here
+            return guards.native.root.check, (f_locals,)
         return guards.python_check, (f_locals, function_of(fn).__globals__)
     entries = _debug_get_cache_entry_list(function_of(fn).__code__)
     return entries[-1].guard_manager.check, (f_locals,)
@@ -122,11 +121,10 @@ def measure(kind, workload, budget_s, check):
         n = calls_for(opt, args, budget_s / 4)
         warm, overhead = warm_and_overhead(lambda: opt(*args), keeper, n, ROUNDS)
     guard, guard_args = guard_check(kind, opt, fn, args)
-    with frame_hook.on_behalf_of(opt.root if kind == "tracer" else None):  # as the lookup runs it
-        if guard(*guard_args) is not True:
-            raise AssertionError(f"{kind}'s guards fail on the call they were built for ({workload.name})")
-        ng = calls_for(guard, guard_args, budget_s / 2, low=200, high=20000)
-        guard_us = loop_ns(guard, guard_args, ng) / ng / 1e3
+    if guard(*guard_args) is not True:
+        raise AssertionError(f"{kind}'s guards fail on the call they were built for ({workload.name})")
+    ng = calls_for(guard, guard_args, budget_s / 2, low=200, high=20000)
+    guard_us = loop_ns(guard, guard_args, ng) / ng / 1e3
     return {"compile": ms, "warm": warm / 1e3, "overhead": overhead / 1e3, "guards": guard_us}
 
 

@@ -19,7 +19,6 @@ import torch._dynamo
 from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
 import tracer
-from tracer import frame_hook
 
 from .timing import GraphKeeper, calls_for, clock, loop_ns, median, once_ns, warm_and_overhead
 
@@ -86,11 +85,10 @@ def measure(kind, budget_s: float) -> dict:
     n = calls_for(opt, (new,), budget_s / 4)
     warm, overhead = warm_and_overhead(lambda: opt(new), keeper, n, ROUNDS)
     check, check_args = _guard_check(kind, opt, net, new)
-    with frame_hook.on_behalf_of(opt.root if kind == "tracer" else None):  # as the lookup runs it
-        if check(*check_args) is not True:
-            raise AssertionError(f"{kind}'s dynamic entry fails on a batch size it should take")
-        ng = calls_for(check, check_args, budget_s / 2, low=200, high=20000)
-        guards = loop_ns(check, check_args, ng) / ng / 1e3
+    if check(*check_args) is not True:
+        raise AssertionError(f"{kind}'s dynamic entry fails on a batch size it should take")
+    ng = calls_for(check, check_args, budget_s / 2, low=200, high=20000)
+    guards = loop_ns(check, check_args, ng) / ng / 1e3
     return {"compile": compile_ns / 1e6, "warm": warm / 1e3, "overhead": overhead / 1e3, "guards": guards,
             "entries": entries}
 

@@ -4,7 +4,8 @@
     python -m mutation guards side_effects   only these
     python -m mutation --max-children 1      mutmut's workers (default 1: the machine is shared)
     python -m mutation guards --files tracer/guards/compiled.py   part of a module, scored apart
-    python -m mutation side_effects --recheck   only the last survivors, against today's tests
+    python -m mutation side_effects --recheck   only the last survivors (and timeouts), against today's tests
+    python -m mutation debug --recheck --also '*x_f__*'   ... and these mutants too (a function edited since)
     python -m mutation --report              the last scores again, nothing run
 
 Each module is mutated on its own, in its own scratch folder (`.mutate/<name>/`, which mutmut fills
@@ -37,6 +38,7 @@ class Target:
     name: str
     paths: tuple[str, ...]  # the files mutated (globs under the repository)
     tests: tuple[str, ...]  # the tests that cover them, fast enough to run per mutant
+    slow: tuple[str, ...] = ()  # tests of those files left out: too slow per mutant, pinned by faster ones
 
 
 # Each target's tests are the fast ones that pin its promises: mutmut runs, per mutant, every test
@@ -47,7 +49,7 @@ TARGETS = (
            ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
             "tests/tracer/test_diff_global_state.py")),
     Target("guards.kinds", ("tracer/guards/kinds.py",),
-           ("tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
+           ("tests/tracer/test_guard_kinds.py", "tests/tracer/test_source_guards.py", "tests/tracer/test_guard_engine.py",
             "tests/tracer/test_diff_global_state.py")),
     Target("guards.whatif", ("tracer/guards/whatif.py",),
            ("tests/tracer/test_whatif.py", "tests/tracer/test_api.py")),
@@ -55,22 +57,29 @@ TARGETS = (
            ("tests/tracer/test_guard_report.py",)),
     Target("guards.native", ("tracer/guards/native.py", "tracer/guards/tag_safety.py"),
            ("tests/tracer/test_guard_engine.py", "tests/tracer/test_tag_safety.py",
-            "tests/tracer/test_diff_module_tag_safe.py")),
+            "tests/tracer/test_native_guards.py", "tests/tracer/test_diff_module_tag_safe.py"),
+           # 9 s of what-if predictions (guards.whatif's promise): every mutant of the tree would pay it
+           ("tests/tracer/test_guard_engine.py::test_what_if_predicts_the_next_call",)),
     Target("side_effects", ("tracer/side_effects.py",),
-           ("tests/tracer/test_diff_side_effects.py", "tests/tracer/test_diff_module_mutations.py",
+           ("tests/tracer/test_side_effects_record.py", "tests/tracer/test_diff_side_effects.py",
+            "tests/tracer/test_diff_module_mutations.py",
             "tests/tracer/test_diff_set_order.py", "tests/tracer/test_diff_inlining.py",
             "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py",
             "tests/tracer/test_diff_optimizer.py")),
     Target("codegen", ("tracer/codegen.py",),
            ("tests/tracer/test_codegen_primitives.py", "tests/tracer/test_reconstruct.py",
             "tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
-            "tests/tracer/test_break_code.py", "tests/tracer/test_diff_side_effects.py")),
+            "tests/tracer/test_break_code.py")),
     Target("resume", ("tracer/resume.py",),
            ("tests/tracer/test_resume_code.py", "tests/tracer/test_rewritten_code.py", "tests/tracer/test_break_code.py",
             "tests/tracer/test_code_check.py", "tests/tracer/test_with_block_breaks.py")),
     Target("debug", ("tracer/debug/*.py",),
-           ("tests/tracer/test_debugger.py", "tests/tracer/test_recorded_views.py",
-            "tests/tracer/test_session_bad_input.py")),
+           ("tests/tracer/test_debugger.py", "tests/tracer/test_debugger_breakpoints.py",
+            "tests/tracer/test_debugger_navigation.py", "tests/tracer/test_debugger_session.py",
+            "tests/tracer/test_debugger_views.py", "tests/tracer/test_recorded_views.py",
+            "tests/tracer/test_session_bad_input.py"),
+           # 34 s alone (a memory bound over 100k steps): every recorder mutant would pay it
+           ("tests/tracer/test_debugger.py::test_a_trace_of_100k_instructions_fits_in_memory",)),
 )
 
 # Surviving mutants that cannot change what the module does, by mutmut's name (a glob), with why.
@@ -106,6 +115,23 @@ EQUIVALENT: dict[str, str] = {
     "tracer.resume.x_with_blocks_around__mutmut_26": "return for break where a with-block's handler has no "
         "cleanup row: CPython 3.11 always covers that handler with one (it restores the exception state), "
         "so the branch never runs and the loop ends at its while test",
+    # ---- codegen (mutate4) ----
+    "tracer.codegen.xǁPyCodegenǁ_staged__mutmut_5": "the staged cell value's temp prefix upper-cased: still "
+        "`___`-named (apart from user locals), and its count makes it unique among the temps",
+    "tracer.codegen.xǁPyCodegenǁ_nested_function__mutmut_4": "FunctionType(code, globals, None, ...): a None "
+        "name is taken from code.co_name, the very name the original passes",
+    "tracer.codegen.xǁPyCodegenǁ_built_once__mutmut_8": "a rebuilt object's temp prefix upper-cased: still "
+        "`___`-named, and its count makes it unique among the temps",
+    "tracer.codegen.xǁPyCodegenǁ_new_object__mutmut_7": "the same as _built_once__mutmut_8, for a new object's temp",
+    "tracer.codegen.xǁPyCodegenǁ_cell__mutmut_21": "the emitter of an empty cell's arguments returns 0 instead of "
+        "None: it pushes nothing either way, and call() ignores what an emitter returns",
+    "tracer.codegen.x__replace_list__mutmut_1": "a list refilled by clear() and extend() instead of [:] =: the "
+        "same object with the same items afterwards (a subclass already takes that path)",
+    "tracer.codegen.xǁPyCodegenǁstage_cells__mutmut_8": "by analysis: every frame cell the trace did not write "
+        "staged too. Such a cell still holds what the trace read from it, so staging stores the same object back; "
+        "an argument's unread cell is skipped by the rule after it, and one never read has no content to stage "
+        "(no test tells them apart: an unread free variable gains no guard either, checked by hand)",
+    # ---- end codegen ----
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
         "and give the same answer (test_source_guards and test_guard_engine check each against hand "
@@ -120,6 +146,14 @@ EQUIVALENT: dict[str, str] = {
         "names no traceback a user sees)",
     "tracer.guards.compiled.x__compile__mutmut_83":
         "check.source_code = None: no code in tracer/ or app/ reads that attribute",
+    # ---- tracer/debug/ (mutate5) ----
+    "tracer.debug.breakpoints.xǁGuardInstalledBreakpointǁmatches__mutmut_[36]":
+        "at step 0 the range of new guards starts at the last step's count or at 1 instead of 0: both "
+        "are empty, as the original is, since no guard is installed before a trace's first instruction "
+        "(the recorder records that step before it runs, and guards come from instructions)",
+    "tracer.debug.breakpoints.x__opcode__mutmut_10": "'_' replaced by 'XXXX' before isalnum: the rest "
+        "is alphanumeric either way, and a text of underscores only has no cased letter, so isupper "
+        "refuses it in both",
 }
 
 # What each of mutmut's exit statuses means for the score.
@@ -134,7 +168,7 @@ def narrowed(target: Target, files: list[str]) -> Target:
     if stray:
         raise SystemExit(f"not files of {target.name}: {', '.join(stray)}")
     label = ",".join(Path(f).name.removesuffix(".py") for f in files)
-    return Target(f"{target.name}:{label}", tuple(files), target.tests)
+    return Target(f"{target.name}:{label}", tuple(files), target.tests, target.slow)
 
 
 def scratch(target: Target) -> Path:
@@ -146,7 +180,8 @@ def scratch(target: Target) -> Path:
         if not link.exists():
             link.symlink_to(ROOT / name, target_is_directory=True)
     only = ", ".join(json.dumps(p) for p in target.paths)
-    tests = ", ".join(json.dumps(t) for t in target.tests if (ROOT / t).exists())
+    tests = ", ".join([*(json.dumps(t) for t in target.tests if (ROOT / t).exists()),
+                       *(f'"--deselect", {json.dumps(t)}' for t in target.slow)])
     (here / "pyproject.toml").write_text(
         "[tool.mutmut]\n"
         'source_paths = ["tracer"]\n'
@@ -156,12 +191,15 @@ def scratch(target: Target) -> Path:
         # mutation.warm compiles once in the fork server: each mutant's first compile starts warm
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:logging", "-p", "mutation.warm", "-q", "-x"]\n'
         'process_isolation = "forkserver"\n'
+        # the wall-clock limit is (tests' time + this) x 15: 15 s was too short for a child niced on a
+        # loaded machine (fast tests of breakpoints.py timed out), 75 s is not
+        "timeout_constant = 5.0\n"
         "\n[tool.pytest.ini_options]\n"
         'testpaths = ["tests"]\n')
     return here
 
 
-def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
+def run(target: Target, max_children: int, mode: str = "mutate", also: tuple[str, ...] = ()) -> dict:
     """Run mutmut over the target and score it. mode "report": only read its last results;
     "recheck": run again only the last survivors (against the tests as they are now: mutmut copies
     the tests anew and collects the coverage of new ones).
@@ -182,13 +220,23 @@ def run(target: Target, max_children: int, mode: str = "mutate") -> dict:
     if mode == "report":
         return score(target, kept.read_text() if kept.exists() else listed())
     before = (kept.read_text() if kept.exists() else listed()) if mode == "recheck" else ""
-    names = score(target, before)["survived"] if mode == "recheck" else []
+    names = rechecked(target, before, also) if mode == "recheck" else []
     if mode == "mutate" or names:
         subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children), *names],
                        cwd=here, env=env, check=False)
     now = merged(before, listed())
     kept.write_text(now)
     return score(target, now)
+
+
+def rechecked(target: Target, listed: str, also: tuple[str, ...] = ()) -> list[str]:
+    """What a recheck runs again: the survivors, and the timeouts, which a loaded machine can cause
+    (mutmut's limit is wall-clock: a niced child starved of CPU times out on a test that would pass),
+    and the mutants matching `also` (globs: a function edited since, whose verdicts are stale or new)."""
+    statuses = statuses_of(listed)
+    timeouts = [name for name, status in statuses.items() if status == "timeout"]
+    chosen = [name for name in statuses if any(fnmatch.fnmatchcase(name, glob) for glob in also)]
+    return sorted({*score(target, listed)["survived"], *timeouts, *chosen})
 
 
 def statuses_of(listed: str) -> dict[str, str]:
@@ -245,6 +293,8 @@ def main(argv=None) -> int:
     parser.add_argument("--report", action="store_true", help="score the last results again, run nothing")
     parser.add_argument("--recheck", action="store_true",
                         help="run the last survivors again, against the tests as they are now")
+    parser.add_argument("--also", nargs="+", metavar="GLOB", default=(),
+                        help="with --recheck: run these mutants too (e.g. a function edited since)")
     parser.add_argument("--files", nargs="+", metavar="GLOB",
                         help="mutate only these files of the one module chosen (scored as module:file)")
     args = parser.parse_args(argv)
@@ -260,7 +310,8 @@ def main(argv=None) -> int:
     for target in chosen:
         if args.fresh:
             shutil.rmtree(WORK / target.name.replace(":", "-") / "mutants", ignore_errors=True)
-        result = run(target, args.max_children, "report" if args.report else "recheck" if args.recheck else "mutate")
+        mode = "report" if args.report else "recheck" if args.recheck else "mutate"
+        result = run(target, args.max_children, mode, tuple(args.also))
         scores = json.loads(scores_path.read_text()) if scores_path.exists() else {}  # another run may have written
         scores[target.name] = result
         scores_path.write_text(json.dumps(scores, indent=1))

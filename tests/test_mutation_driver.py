@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mutation.__main__ import EQUIVALENT, TARGETS, merged, narrowed, score, table
+from mutation.__main__ import EQUIVALENT, TARGETS, merged, narrowed, rechecked, scratch, score, table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,3 +65,22 @@ def test_a_recheck_keeps_the_verdicts_it_did_not_run_again():
     assert merged(before, now) == "    m_1: killed\n    m_2: killed\n    m_3: survived\n    m_4: not checked\n" \
                                   "    m_5: not checked\n"
     assert merged("", now) == now
+
+
+def test_a_recheck_runs_the_survivors_and_the_timeouts_again():
+    debug = next(t for t in TARGETS if t.name == "debug")
+    listed = ("    tracer.debug.views.x_f__mutmut_1: killed\n    tracer.debug.views.x_f__mutmut_2: timeout\n"
+              "    tracer.debug.views.x_f__mutmut_3: survived\n    tracer.debug.views.x_f__mutmut_4: no tests\n"
+              "    tracer.debug.views.x_f__mutmut_5: not checked\n")
+    assert rechecked(debug, listed) == ["tracer.debug.views.x_f__mutmut_2", "tracer.debug.views.x_f__mutmut_3",
+                                        "tracer.debug.views.x_f__mutmut_4"]
+    assert rechecked(debug, listed, ("*_mutmut_[15]",)) == [f"tracer.debug.views.x_f__mutmut_{i}" for i in range(1, 6)]
+
+
+def test_a_target_leaves_its_slow_tests_out_of_the_selection(tmp_path, monkeypatch):
+    import mutation.__main__ as driver
+    monkeypatch.setattr(driver, "WORK", tmp_path)
+    debug = next(t for t in TARGETS if t.name == "debug")
+    assert debug.slow and all(t.split("::")[0] in debug.tests for t in debug.slow)
+    config = (scratch(narrowed(debug, ["tracer/debug/views.py"])) / "pyproject.toml").read_text()
+    assert f'"--deselect", "{debug.slow[0]}"' in config and "timeout_constant = 5.0" in config

@@ -82,7 +82,7 @@ from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
 from .variables.sets import SetVariable
-from .variables.user_functions import UserFunctionVariable
+from .variables.user_functions import LruCachedFunctionVariable, UserFunctionVariable
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
 _C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -294,7 +294,8 @@ def _build_module_or_wrapper(tx, value, source: Source):
     if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
         # calling an lru_cache'd function: its body traced, as Dynamo does (the cache is not consulted)
         guard(source, "ID_MATCH", value)
-        return build_from_source(tx, value.__wrapped__, AttrSource(source, "__wrapped__"))
+        guard(AttrSource(AttrSource(source, "__wrapped__"), "__code__"), "ID_MATCH", value.__wrapped__.__code__)
+        return LruCachedFunctionVariable(value.__wrapped__, wrapper=value, source=source)
     if is_context_factory(value):  # the `ctx_factory` of a @torch.no_grad() wrapper compiled itself
         guard(AttrSource(source, "__self__"), "TYPE_MATCH", type(value.__self__))
         guard(AttrSource(source, "__func__"), "ID_MATCH", value.__func__)
@@ -357,7 +358,9 @@ def _build_callable_or_object(tx, value, source: Source):
     if isinstance(value, (*_C_CALLABLES, types.FunctionType)):  # a function the trace rules skip
         guard(source, "ID_MATCH", value)
         return SkippedFunctionVariable(value, source=source)
-    tx.output.note_source(value, source)  # its attributes are recorded by identity, whoever names it
+    # its attributes are recorded by identity, whoever names it; as Dynamo, one object is one tracker, named
+    # (and its attributes guarded) by the source it was first reached under
+    source = tx.output.note_source(value, source) or source
     guard(source, "TYPE_MATCH", type(value))
     if is_optimizer(value):
         return OptimizerVariable(value, source=source)
@@ -469,7 +472,7 @@ def build_sourceless(tx, value):
     if polyfill_for(value) is not None:
         return polyfill_for(value)
     if isinstance(value, functools._lru_cache_wrapper) and isinstance(value.__wrapped__, types.FunctionType):
-        return build_sourceless(tx, value.__wrapped__)
+        return LruCachedFunctionVariable(value.__wrapped__, wrapper=value)
     if callable(value):
         rule = trace_rules.classify(value)
         if rule == "torch":

@@ -72,6 +72,7 @@ class BuildingOpcodes:
             if inst.arg & 0x03 == 0 and hasattr(value, "guard_class_lacks"):
                 value.guard_class_lacks(self, "__format__")  # a class that gains one formats differently
             value = BuiltinVariable(repr if inst.arg & 0x03 == 2 else str).call_function(self, [value], {})
+            conversion = None  # the text is the conversion's result already (not repr() of it again)
         if not value.is_python_constant():
             raise Unsupported(f"formatting {value.describe()} into a string")
         raw = value.as_python_constant()

@@ -25,7 +25,9 @@ from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
 from .collector import collector_paused
 from .exc import InternalTracerWarning, ObservedException, Unresumable, Unsupported, UserError, UserLocation
 from .guards import GuardSet
+from .input_loading import SharedInputLoads
 from .output_graph import OutputGraph
+from .run_count import RunCounter
 from .shapes.env import tracking_for
 from .source import LocalSource, Source
 from .symbolic_convert import InstructionTranslator
@@ -59,26 +61,18 @@ class CacheEntry:
     function: object = None  # the rewritten code as a function with the original's signature
     graph_break: GraphBreak | None = None
     resume_functions: list = field(default_factory=list)
-    hits: int = 0
+    run_counter: RunCounter | None = None  # counts the runs of `code` (run_count.py)
     # False once torch runs this code as it is for good (an entry that always runs the original):
     # its later calls never reach Standin, so `hits` stops at the compiling call
     hits_counted: bool = True
     became_dynamic: list = field(default_factory=list)  # BecameDynamic: what automatic dynamic made symbolic here
     shapes: object = None  # the trace's ShapeTracking (symbols, why each dimension is symbolic), or None
 
-    def run(self, original, args, kwargs):
-        self.hits += 1
-        if self.function is None:
-            return original(*args, **kwargs)
-        function = self.function
-        if original.__closure__ is not function.__closure__ or original.__defaults__ is not function.__defaults__ \
-                or original.__kwdefaults__ is not function.__kwdefaults__:
-            # this call's function object differs from the one compiled: a resume function over the
-            # calling frame's cells, a function made in a trace, or defaults assigned since
-            function = types.FunctionType(self.code, original.__globals__, function.__name__,
-                                          original.__defaults__, original.__closure__)
-            function.__kwdefaults__ = original.__kwdefaults__
-        return function(*args, **kwargs)
+    @property
+    def hits(self) -> int:
+        """The calls this entry served, its compiling call included (which runs the new code too); an
+        entry without code (the original runs, for good) served its compiling call only."""
+        return self.run_counter.runs if self.run_counter is not None else 1
 
 
 def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closure=None) -> CacheEntry:
@@ -356,6 +350,8 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
     graphs, compiled = [], None
     cg = PyCodegen(owner.code, output.side_effects, output_nodes)
     body = cg.instructions
+    counter = RunCounter(owner.calls, compile_id)
+    counter.emit(cg)
     if output.count_calls() > 0 or output_nodes:  # as Dynamo: a graph may only pass symbolic sizes through
         gm = output.graph_module()
         gm.meta["compile_id"] = compile_id
@@ -363,9 +359,11 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         compiled = owner.backend(gm, example_inputs)
         graphs.append(gm)
         graph_fn = NamedCallable(f"__compiled_fn_{compile_id.replace('/', '_')}", compiled)
-        sources = [graph_input.source for graph_input in output.inputs.values()]
-        cg.call(graph_fn, lambda: [source.reconstruct(cg) for source in sources], len(sources))
+        loads = SharedInputLoads(cg, [graph_input.source for graph_input in output.inputs.values()])
+        loads.keep_shared()
+        cg.call(graph_fn, loads.push_inputs, len(loads.sources))
         cg.store(GRAPH_OUT)
+        loads.forget_kept()
     emit(cg)
     new_code = assemble(owner.code, body)
     function = types.FunctionType(new_code, owner.fn.__globals__, owner.code.co_name,
@@ -381,4 +379,5 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         original_code=owner.code,
         function=function,
         shapes=output.shapes,
+        run_counter=counter,
     )

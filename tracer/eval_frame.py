@@ -147,7 +147,9 @@ class CompiledFunction:
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
         self.last_call: tuple | None = None  # (args, kwargs) of the latest call: "call again"
-        self.calls: collections.deque = collections.deque(maxlen=10_000)  # entry id per call; None: a miss
+        # the compile id of the entry each call ran (appended by the entry's code, run_count.py: a compiling
+        # call's is its new entry's); None: a call that ran as it is (cache limit, an entry without code)
+        self.calls: collections.deque = collections.deque(maxlen=10_000)
         self.parent = parent
         self.is_resume = False  # a resume function after a graph break in `parent`
         self.resume_origin = None  # for a resume function: (the frame it resumes, its prologue length)
@@ -258,7 +260,7 @@ class CompiledFunction:
         if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
             return fn(*args, **kwargs)
         try:
-            return frame_hook.call_under_hook(self._callback, self, fn, args, kwargs)
+            return frame_hook.call_under_hook(self._callback, fn, args, kwargs)
         finally:
             leave_compiled_call()
 
@@ -287,7 +289,6 @@ class CompiledFunction:
     def compile_frame(self, frame) -> frame_hook.FrameReturn:
         """A frame of this code that no cache entry admits: trace it into a new entry for torch's C
         evaluator (or say why it runs as it is)."""
-        self.calls.append(None)
         f_locals, f_globals = dict(frame.f_locals), frame.f_globals
         fid = frame_id(self.code)
         compile_id = f"{fid}/{len(self.cache_entries)}"
@@ -298,6 +299,7 @@ class CompiledFunction:
             if not self._warned_limit:
                 warnings.warn(reason, CacheLimitExceeded, stacklevel=2)
                 self._warned_limit = True
+            self.calls.append(None)
             return frame_hook.run_as_is(self.code, reason, for_good=False)
         kind = "recompile" if self.cache_entries else "compile"
         reason = self.failure_reasons(f_locals, f_globals) if self.cache_entries else None
@@ -311,16 +313,16 @@ class CompiledFunction:
             self._event("graph_break", compile_id, str(entry.graph_break))
         if entry.eager_reason is not None:
             self._event("eager_fallback", compile_id, entry.eager_reason)
-        self.cache_entries.append(entry)
-        entry.hits = 1
+        self.cache_entries.append(entry)  # its code counts its runs, this call's first (run_count.py)
         if entry.code is None:  # an entry that always runs the original: the code is skipped for good,
             entry.hits_counted = False  # in C, which no longer asks us (as Dynamo's skip): calls not counted
+            self.calls.append(None)
             return frame_hook.run_as_is(self.code, entry.eager_reason)
         self.root._by_rewritten[id(entry.code)] = self
         return frame_hook.run_compiled(self.code, self._guarded_code(entry, f_locals, f_globals))
 
     def _guarded_code(self, entry, f_locals, f_globals) -> frame_hook.GuardedCode:
-        """The entry for C: its rewritten code and a native guard tree that also counts its hits."""
+        """The entry for C: its rewritten code and the native guard tree that admits a frame to it."""
         native = entry.guards.attach_native(self.code, f_locals, f_globals)
         if native is None:  # torch's tree cannot hold a guard: the generated Python check, as one lambda
             root = frame_hook.native_root()
@@ -328,18 +330,7 @@ class CompiledFunction:
             root.add_lambda_guard(lambda L: python_check(L, f_globals), [f"[{entry.compile_id}] guards"], None)
         else:
             root = native.root
-        calls, compile_id, owned = self.calls, entry.compile_id, frame_hook.owned_by(self.root)
-
-        def count_hit(_) -> bool:  # the last guard, run when all others passed
-            if native is None or not native.probing:  # a lookup of torch's evaluator, not a what-if
-                if not owned():  # an entry of another root's calls (each tracer.compile has its cache)
-                    return False
-                entry.hits += 1
-                calls.append(compile_id)
-            return True
-
-        root.add_epilogue_lambda_guard(count_hit, [f"[{compile_id}] counts its hits"], None)
-        return frame_hook.GuardedCode(entry.code, frame_hook.GuardManagerHolder(root, f_globals), compile_id)
+        return frame_hook.GuardedCode(entry.code, frame_hook.GuardManagerHolder(root, f_globals), entry.compile_id)
 
     def _event(self, kind, compile_id, reason, duration_s=None) -> None:
         event = CompileEvent(kind, compile_id, reason, duration_s=duration_s, frame=self.code.co_name)

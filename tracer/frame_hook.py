@@ -17,7 +17,6 @@ run in the same process before or after.
 """
 from __future__ import annotations
 
-import contextlib
 import threading
 
 from torch._C._dynamo import eval_frame as native
@@ -31,35 +30,13 @@ COMPILED = FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT)
 
 # Standin's region of torch's cache (torch's own are counted from 0).  The region is one number for
 # the whole process, not per thread, so it is one for every Standin call: a thread must not switch it
-# under another thread's call.  Which root an entry belongs to is checked by the entry itself
-# (`owned_by`), as Dynamo's entries check the backend of the call.
+# under another thread's call.  Which root an entry belongs to is the backend torch filed it under:
+# the root's own Callback, which torch's lookup compares with the running one (see Callback).
 STANDIN_REGION = 1 << 40
 _touched: dict[int, object] = {}  # code objects whose torch extra state Standin wrote, by id
 _region_lock = threading.Lock()
 _calls_in_region: set = set()  # the Standin calls running, on every thread
 _region_before = -1  # the region torch had when the first of them started
-_current = threading.local()  # .root: the root CompiledFunction of this thread's innermost call
-
-
-def current_root():
-    """The root compiled function whose call this thread is in (None outside one)."""
-    return getattr(_current, "root", None)
-
-
-@contextlib.contextmanager
-def on_behalf_of(root):
-    """Guard checks run here as if a call of `root` asked them (the bench times a lookup's check)."""
-    prior = current_root()
-    _current.root = root
-    try:
-        yield
-    finally:
-        _current.root = prior
-
-
-def owned_by(root):
-    """A check an entry runs last: it admits only frames under calls of the root that compiled it."""
-    return lambda: getattr(_current, "root", None) is root
 
 
 class Callback:
@@ -142,30 +119,28 @@ def run_compiled(code, guarded_code: GuardedCode) -> FrameReturn:
     return FrameReturn(COMPILED, False, guarded_code)
 
 
-def call_under_hook(callback, root, fn, args, kwargs):
-    """fn(*args, **kwargs) with every frame under it offered to `callback` (a call of `root`), in
-    Standin's cache region; torch's previous hook (this thread's) and region (the process's, once the
-    last Standin call on any thread ends) are back when it returns or raises, whatever it raises."""
+def call_under_hook(callback, fn, args, kwargs):
+    """fn(*args, **kwargs) with every frame under it offered to `callback` (one root's), in Standin's
+    cache region; torch's previous hook (this thread's) and region (the process's, once the last
+    Standin call on any thread ends) are back when it returns or raises, whatever it raises."""
     token = object()
     _enter_region(token)
-    prior, prior_root = native.get_eval_frame_callback(), current_root()
+    prior = native.get_eval_frame_callback()
     try:
-        _current.root = root
         native.set_eval_frame(callback)
         return fn(*args, **kwargs)
     finally:
-        _restore(prior, prior_root, token)
+        _restore(prior, token)
 
 
-def _restore(callback, root, token) -> None:
-    """Put this thread's hook and root back and leave the region, even when an exception raised from
-    another thread (a session's Stop) lands in between: each step is idempotent and all are done
-    before it goes on."""
+def _restore(callback, token) -> None:
+    """Put this thread's hook back and leave the region, even when an exception raised from another
+    thread (a session's Stop) lands in between: each step is idempotent and both are done before it
+    goes on."""
     pending = None
     while True:
         try:
             native.set_eval_frame(callback)
-            _current.root = root
             _leave_region(token)
             break
         except BaseException as error:  # noqa: BLE001 - re-raised below, once all are back

@@ -23,7 +23,9 @@ from .variables.lists import TupleVariable
 from .variables.user_functions import CellVariable
 from .variables.builtin import BuiltinVariable
 
-MAX_INLINE_DEPTH = 32
+# Dynamo's only bound on inlining is Python's recursion limit (it inlines a recursion 80 calls deep, and
+# crashes at 90); ours is past that, the room left on the stack (stack_room.py) stopping a trace before it
+MAX_INLINE_DEPTH = 100
 
 
 class InliningInstructionTranslator(InstructionTranslator):
@@ -194,6 +196,26 @@ class SuspendedGenerator:
         if self.started:
             frame.push(ConstantVariable(None))  # what `yield` evaluates to: next() sends None
         self.started = True
+        return self._run_to_yield(tx)
+
+    def throw(self, tx: InstructionTranslator, exception: VariableTracker) -> VariableTracker | None:
+        """gen.throw(exception): raised in the body at the yield it is suspended at, as CPython
+        raises it there; the value of the next yield if a handler goes on to one, None once the body
+        returns.  What the body lets out (the thrown exception or another) propagates from here."""
+        error = ObservedException(f"{exception.short_repr()} thrown into a generator", exception)
+        if self.finished or not self.started:  # not at a yield: it comes straight back, the body over
+            if not self.finished:
+                self._finish()
+            raise error
+        frame = self.frame
+        frame.parent, frame.depth = tx, tx.depth + 1
+        if not frame.handle_exception(error):  # no handler around the yield: the body ends with it
+            self._finish()
+            raise error
+        return self._run_to_yield(tx)
+
+    def _run_to_yield(self, tx: InstructionTranslator) -> VariableTracker | None:
+        frame = self.frame
         try:
             _run_inlined(tx, frame)
         except _Yielded as suspended:

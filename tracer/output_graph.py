@@ -297,6 +297,8 @@ class OutputGraph:
             return TupleVariable(tuple(items))
         if example is None:
             return ConstantVariable(None)
+        if type(example) is bool and node.target is operator.not_:  # `not s`: decided on the fakes, guarded
+            return ConstantVariable(example)
         raise Unsupported(f"{node.target} returned a {type(example).__name__}, "
                           "a value that depends on tensor data")
 
@@ -403,7 +405,7 @@ def _switches_grad_mode_to(node: torch.fx.Node, mode: bool) -> bool:
 
 
 _FX_LITERALS = (int, float, bool, str, type(None), torch.dtype, torch.device, torch.memory_format, torch.layout,
-                torch.Size, type(Ellipsis), complex)
+                torch.Size, type(Ellipsis), complex, range)
 
 
 def _as_graph_arg(graph: torch.fx.Graph, v: VariableTracker):

@@ -4,7 +4,7 @@ Under a compiled call every Python frame is offered to Standin.  These are run
 as they are, each with the reason, and their code is not offered again:
 torch's own Python files, the standard library, Standin's own code, a few
 third-party libraries Dynamo also skips, generators and coroutines, frames
-that Dynamo never compiles (`__setattr__`, exec'd module code), and frames
+that Dynamo never compiles (`__setattr__`, exec'd module code, class bodies), and frames
 with nothing torch in them (no tensor or module argument, no torch global).
 Skipping a frame does not skip what it calls: each callee is offered in turn.
 """
@@ -77,6 +77,9 @@ def code_reason(code: types.CodeType) -> str | None:
         return "generators and coroutines are run as they are (Dynamo does not compile them)"
     if code.co_name == "__setattr__":
         return "__setattr__ frames are not compiled"
+    if not code.co_flags & inspect.CO_OPTIMIZED:
+        # a class body or module code: its names live in a namespace mapping, not in the frame's locals
+        return "a class body or module code runs as it is (its names live in a namespace, not in locals)"
     if code.co_name == "<module>" and code.co_filename == "<string>":
         return "frame was made by exec()"
     return None

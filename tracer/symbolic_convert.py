@@ -32,6 +32,7 @@ from .variables.generator import GeneratorVariable
 from .variables.lists import ListIteratorVariable
 from .variables.lazy import LazyVariableTracker
 from .variables.misc import NullVariable, UserDefinedClassVariable
+from .variables.sym import SymNodeVariable
 from .variables.tensor import TensorVariable
 from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 
@@ -452,7 +453,11 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
     UNARY_INVERT = _unary(operator.invert)
 
     def UNARY_NOT(self, inst):
-        self.push(ConstantVariable(not self.pop().realize().truth(self)))
+        value = self.pop().realize()
+        if isinstance(value, SymNodeVariable):  # as Dynamo: a symbolic bool in the graph, not a specialisation
+            self.push(self.output.call(self, "call_function", operator.not_, (value,), {}))
+            return
+        self.push(ConstantVariable(not value.truth(self)))
 
     # ---- subscripts -------------------------------------------------------------------------------
     def BINARY_SUBSCR(self, inst):

@@ -31,6 +31,8 @@ _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.uti
                     "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
 # ... except these helpers inside them, plain Python that Dynamo traces (torch.optim calls them).
 _TRACED_IN_MACHINERY = ("torch.utils._foreach_utils",)
+# ... and single functions of it that plain library code calls (torch.distributions' broadcast_all).
+_TRACED_MACHINERY_FUNCTIONS = frozenset({"torch.overrides.is_tensor_like"})
 _BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})
 # Python operators of torch and torch.nn.functional whose body Dynamo traces through to the one C
 # op it calls (so the graph holds that op, torch._C._nn.pad, not the wrapper) ...
@@ -110,13 +112,31 @@ def is_query(fn) -> bool:
     return isinstance(fn, types.BuiltinFunctionType) and bool(_QUERY_NAME.match(getattr(fn, "__name__", "")))
 
 
+# torch.func's transforms: Dynamo traces each into a higher-order op (a subgraph of its own), which
+# Standin does not have; they are refused by name, not traced into functorch's machinery.
+_FUNCTORCH_TRANSFORMS = frozenset({"vmap", "grad", "grad_and_value", "jacrev", "jacfwd", "jvp", "vjp", "hessian",
+                                   "linearize"})
+
+
+def functorch_transform(value) -> str | None:
+    """The name of a torch.func transform (torch.func.vmap, torch.vmap, ...), or None."""
+    name = getattr(value, "__name__", None)
+    if name in _FUNCTORCH_TRANSFORMS and _module_of(value) in ("torch.func", "torch._functorch.apis",
+                                                                "torch._functorch.eager_transforms"):
+        return name
+    return None
+
+
 def classify(value) -> str:
     """The rule for a callable: 'torch', 'builtin', 'user' or 'skip'."""
     module = _module_of(value)
     if module == "torch" or module.startswith("torch."):
         if trace_time_answer(value)[0]:
             return "torch"
-        if module.startswith(_TORCH_MACHINERY) and not module.startswith(_TRACED_IN_MACHINERY):
+        if functorch_transform(value) is not None:
+            return "skip"
+        if module.startswith(_TORCH_MACHINERY) and not module.startswith(_TRACED_IN_MACHINERY) \
+                and f"{module}.{getattr(value, '__qualname__', '')}" not in _TRACED_MACHINERY_FUNCTIONS:
             return "skip"
         if isinstance(value, types.FunctionType):
             return "torch" if id(value) in _tensor_operators() else "user"

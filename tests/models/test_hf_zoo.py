@@ -44,9 +44,11 @@ def tensors_of(out) -> list[torch.Tensor]:
     return []
 
 
-def _run(name: str, compiler, *, train: bool):
+def _run(name: str, compiler, *, train: bool, prepare=None):
     """One call (and, in training, its backward and an AdamW step) of a fresh model: what it gave."""
     model, args, train_kwargs = build(name, train=train)
+    if prepare is not None:
+        prepare(model)
     call = compiler(model) if compiler is not None else model
     torch.manual_seed(1)  # dropout draws the same numbers in every run
     numpy.random.seed(1)  # and Wav2Vec2's SpecAugment masks (drawn with NumPy) are the same
@@ -86,12 +88,33 @@ RUNS = [(arch, train) for arch in ARCHS for train in (False, True) if arch.train
 
 @pytest.mark.parametrize("arch,train", RUNS, ids=[f"{a.name}-{'train' if t else 'eval'}" for a, t in RUNS])
 def test_traces_as_dynamo(arch, train):
-    eager = _run(arch.name, None, train=train)
+    _assert_traces_as_dynamo(arch.name, train=train)
+
+
+def _assert_traces_as_dynamo(name: str, *, train: bool, prepare=None) -> list:
+    eager = _run(name, None, train=train, prepare=prepare)
     ours, theirs = Recorder(), Recorder()
-    assert_same(_run(arch.name, _standin(ours), train=train), eager, "Standin")
-    assert_same(_run(arch.name, _dynamo(theirs), train=train), eager, "Dynamo")
+    assert_same(_run(name, _standin(ours), train=train, prepare=prepare), eager, "Standin")
+    assert_same(_run(name, _dynamo(theirs), train=train, prepare=prepare), eager, "Dynamo")
     assert len(ours.graphs) == len(theirs.graphs), \
         f"{len(ours.graphs)} graph(s), Dynamo {len(theirs.graphs)}"
     for i, (gm, reference) in enumerate(zip(ours.graphs, theirs.graphs)):
         assert ops_of(gm) == ops_of(reference), f"graph {i}: op list differs from Dynamo's"
+    return ours.graphs
+
+
+def _checkpointed(model) -> None:
+    """Checkpointing on, dropout at p=0: under the higher-order op a layer's recompute in backward
+    draws other dropout masks than eager's checkpoint does, in Dynamo's graphs as in ours."""
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama", "bert"])
+def test_training_with_gradient_checkpointing_traces_as_dynamo(name):
+    """Each layer a tag_activation_checkpoint op, the embeddings' requires_grad_ hook traced through."""
+    graphs = _assert_traces_as_dynamo(name, train=True, prepare=_checkpointed)
+    assert any("tag_activation_checkpoint" in op for gm in graphs for op in ops_of(gm)), [ops_of(gm) for gm in graphs]
 

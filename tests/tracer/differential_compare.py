@@ -149,8 +149,10 @@ def per_entry(text: str) -> dict[int, str]:
 
 def failing_guards(opt, args: tuple, kwargs: dict) -> dict[int, list[str]]:
     """Every guard of each of our cache entries that fails for this call, in the words our recompile
-    reason uses: Dynamo reports the first failure in its own guard order, so its guard must be among ours."""
-    from tracer.guards.compiled import failure_text
+    reason uses: Dynamo reports the first failure in its own guard order, so its guard must be among ours.
+    A guard listed fails in the generated check as well (alone): the slow path that words a failure must
+    not name one that holds."""
+    from tracer.guards.compiled import GuardSet, failure_text
     args, kwargs = opt.partial_args + tuple(args), {**opt.partial_keywords, **kwargs}  # a compiled partial
     f_locals = opt.bind(args, kwargs)
     if f_locals is None:
@@ -158,8 +160,9 @@ def failing_guards(opt, args: tuple, kwargs: dict) -> dict[int, list[str]]:
     f_globals = opt.fn.__globals__
     out: dict[int, list[str]] = {}
     for k, entry in enumerate(opt.cache_entries):
-        texts = [failure_text(guard, f_locals, f_globals) for guard in entry.guards]
-        out[k] = [text for text in texts if text is not None]
+        texts = [(guard, failure_text(guard, f_locals, f_globals)) for guard in entry.guards]
+        out[k] = [text for guard, text in texts
+                  if text is not None and not GuardSet([guard]).python_check(f_locals, f_globals)]
     return out
 
 
@@ -167,6 +170,7 @@ def _normalise(text: str) -> str:
     """Spellings of one source that differ between the two engines (module docstring)."""
     text = re.sub(r"\bL\['([A-Za-z_]\w*)'\]", r"\1", text)  # ours names locals L['x']; Dynamo bare
     text = re.sub(r"\bdict\((.+?)\.__dict__\)\['(\w+)'\]", r"\1.\2", text)  # a class attribute read
+    text = re.sub(r"\.__dict__\['(\w+)'\]", r".\1", text)  # ... as we spell it: X.__mro__[1].__dict__['f']
     text = text.replace("___from_numpy(", "___as_tensor(")  # an ndarray argument seen as a tensor
     text = re.sub(r"\bG\['__builtins_dict___\d+'\]", "G['__builtins_dict___0']", text)  # Dynamo counts per process
     text = re.sub(r"\.? Guard failed on a parameter, consider .*$", "", text)  # Dynamo's hint after a parameter's

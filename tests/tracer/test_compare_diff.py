@@ -51,19 +51,28 @@ def test_a_break_on_one_side_only_keeps_its_reason_verbatim():
     assert breaks.details == [f"compile 1 [0/0]: only Dynamo breaks at train.py:7 (Standin does not break there): {reason}"]
 
 
-def test_guards_differ_by_source_and_builtins_are_listed_not_counted():
-    def guarded(*sources):
-        return CompileRecord("0/0", "compile", guards=[GuardRecord(s, "EQUALS_MATCH", f"{s} == 1") for s in sources])
+def guarded(*sources):
+    return CompileRecord("0/0", "compile", guards=[GuardRecord(s, "EQUALS_MATCH", f"{s} == 1") for s in sources])
+
+
+def test_guards_differ_by_source():
     standin = frame("f", 3, guarded("", "L['x']", "type(G['cfg']).scale"))
-    dynamo = frame("f", 3, guarded("", "L['x']", "dict(type(G['cfg']).__dict__)['scale']", "G['__builtins_dict___2']['len']"))
+    dynamo = frame("f", 3, guarded("", "L['x']", "dict(type(G['cfg']).__dict__)['scale']"))
     comparison = compare(run("standin", standin), run("dynamo", dynamo))
     guards = aspect(comparison.frames[0], "guards")
     assert guards.details == ["compile 1 [0/0]: only Dynamo guards dict(type(G['cfg']).__dict__)['scale']",
                               "compile 1 [0/0]: only Standin guards type(G['cfg']).scale"]
-    assert comparison.not_compared == ["Dynamo guards the builtins a frame reads; Standin does not"]
-    without_class_attr = compare(run("standin", frame("f", 3, guarded("", "L['x']"))),
-                                 run("dynamo", frame("f", 3, guarded("", "L['x']", "G['__builtins_dict___2']['len']"))))
-    assert without_class_attr.agree
+    assert comparison.not_compared == []
+
+
+def test_builtins_guarded_on_both_sides_agree_whatever_their_dicts_number():
+    same = compare(run("standin", frame("f", 3, guarded("L['x']", "G['__builtins_dict___0']['len']"))),
+                   run("dynamo", frame("f", 3, guarded("L['x']", "G['__builtins_dict___2']['len']"))))
+    assert same.agree
+    one_side = compare(run("standin", frame("f", 3, guarded("L['x']"))),
+                       run("dynamo", frame("f", 3, guarded("L['x']", "G['__builtins_dict___2']['len']"))))
+    assert aspect(one_side.frames[0], "guards").details == \
+        ["compile 1 [0/0]: only Dynamo guards G['__builtins_dict__']['len']"]
 
 
 def test_recompiles_differ_with_both_engines_reasons():

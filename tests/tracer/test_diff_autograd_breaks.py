@@ -2,14 +2,17 @@
 a new leaf with requires_grad=True, autograd run or reconfigured (backward,
 requires_grad_, retain_grad), an input's shape or strides changed in place
 (unsqueeze_, t_, resize_).  Recorded as graph nodes they ran at the wrong time
-or, under an autograd-compiling backend, lost what autograd tracks.
+or, under an autograd-compiling backend, lost what autograd tracks.  A requires_grad_()
+that asks for what the tensor already has changes nothing and is traced through, as in
+Dynamo (transformers' gradient checkpointing hooks an embedding's output with one).
 """
 import torch
 
-from differential import T, call
+from differential import T, call, case, parametrize
 from differential_breaks import break_case, parametrize_breaks
 
 CASES: list = []
+TRACED: list = []
 W = torch.ones(3, requires_grad=True)
 
 
@@ -59,3 +62,14 @@ def an_input_transposed_and_resized_in_place(x):
 
 
 test_autograd_breaks = parametrize_breaks(CASES)
+
+
+@case(TRACED, call(T(3)), call(T(3).requires_grad_()))
+def requires_grad_asking_for_what_autograd_already_tracks(x):
+    y = x * W
+    y.requires_grad_(True)  # computed from W: it requires grad already
+    x.requires_grad_(x.requires_grad)
+    return y + 1, y.requires_grad
+
+
+test_traced = parametrize(TRACED)

@@ -100,6 +100,12 @@ def a_nan_argument_hits_the_cache(x, s):
     return x + (s != s)
 
 
+@case(CASES, call(T(2), float("nan")), call(T(3), float("nan")), compiles="CC")
+def a_nan_argument_kept_while_the_tensor_changes(x, s):
+    """The reason names the tensor: the NaN guard holds (its slow check once could not name `float`)."""
+    return x * (s != s)
+
+
 def _set_defaults(value):
     return mutate_with(lambda g: setattr(g["own_defaults_changed"], "__defaults__", (value,)),
                        f"own_defaults_changed.__defaults__ = ({value},)")

@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 import torch
-from differential import T, call, case, parametrize, set_attr
+from differential import T, call, case, parametrize, parametrize_against_eager, set_attr
 from differential_breaks import break_case, parametrize_breaks
 
 import tracer
@@ -124,6 +124,100 @@ def clear_of_a_global_dict(x):
     return x + 1
 
 
+# fuzz_families2 (hf 6): one config object read through two modules is one tracker, named by the source it was
+# first reached under; a flag changed on it names that source in the recompile reason, as Dynamo's
+class SharedConfig:
+    def __init__(self):
+        self.on = True
+        self.scale = 0.5
+
+
+class ConfiguredInner(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+    def forward(self, x):
+        return x * self.config.scale
+
+
+class ConfiguredOuter(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.inner = ConfiguredInner(config)
+
+    def forward(self, x):
+        if self.config.on:
+            return self.inner(x) + 1
+        return x
+
+
+SHARED_CONFIG = SharedConfig()
+CONFIGURED = ConfiguredOuter(SHARED_CONFIG)
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("SHARED_CONFIG.scale", 2.0)), compiles="C.C")
+def a_config_shared_by_two_modules_changed_between_calls(x):
+    return CONFIGURED(x)
+
+
+# fuzz_families2 (sizes 7): `not` of a symbolic size expression is a graph node (a symbolic bool), as Dynamo
+# records it (returned, it is then specialised, so the other parity recompiles)
+@case(CASES, call(T(4, 3)), call(T(3, 3)), call(T(8, 3)), compiles="CCC", dynamic=None, same_placeholders=True)
+def not_of_a_size_expression(x):
+    b = not x.shape[0] % 2
+    return x * 2, b
+
+
+# fuzz_families2 (sizes 103, 104, 110, 115, 117): sum() of a list of ints and symbolic sizes is one
+# torch.sym_sum node, as Dynamo records it, not a chain of additions
+@case(CASES, call(T(4, 3), 1), call(T(3, 3), 1), call(T(5, 3), 1), compiles="CC.", dynamic=None,
+      same_placeholders=True)
+def sum_of_a_list_of_sizes(x, n):
+    k = sum([x.shape[0], x.shape[1], n])
+    return x * k, k
+
+
+# fuzz_families2 (sizes 109): bool() of a symbolic size expression is a symbolic bool (`!= 0`), as Dynamo
+# records it, not a specialisation: a tensor op then takes it as it is
+@case(CASES, call(T(4, 3)), call(T(3, 3)), call(T(6, 3)), compiles="CC.", dynamic=None, same_placeholders=True)
+def bool_of_a_size_expression(x):
+    b = bool(x.shape[0] % 2)
+    return x + b
+
+
+# fuzz_families (classes 64, 70): a plain class attribute an instance reads from a base is guarded where the
+# MRO finds it (type(o).__mro__[1].__dict__['factor']), as Dynamo, so changing it there names that guard
+class Factored:
+    factor = 2.0
+
+
+class FactoredChild(Factored):
+    pass
+
+
+FACTORED = FactoredChild()
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("Factored.factor", 3.0)), compiles="C.C")
+def a_base_class_attribute_changed_between_calls(x):
+    return x * FACTORED.factor
+
+
+# Dynamo 2.13 guards no absence in the instance's own class there (it keeps 2.0): eager is the reference
+AGAINST_EAGER: list = []
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3)), call(T(3), mutate=set_attr("FactoredChild.factor", 5.0)),
+      compiles="C.C")
+def a_child_class_gains_the_attribute_a_base_had(x):
+    return x * FACTORED.factor
+
+
+test_fuzz_found_against_eager = parametrize_against_eager(AGAINST_EAGER)
+
+
 test_fuzz_found = parametrize(CASES)
 
 BREAK_CASES: list = []
@@ -206,6 +300,25 @@ break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 
            raises=True)(an_assert_no_handler_catches)  # noqa: F821 - defined by the exec above
 break_case(BREAK_CASES, call(T(3), 0), call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="CC.C",
            breaks=False)(an_assert_caught_in_the_frame)  # noqa: F821
+
+
+# fuzz_families (bad 61): a recursion 50 calls deep inside a try is inlined whole into one graph, as Dynamo
+# inlines it (its only bound is Python's recursion limit); a depth limit of 32 broke the graph inside the try,
+# so the frame ran eagerly and every level was compiled on its own until the cache limit
+def recurse(k, t):
+    if k <= 0:
+        return t
+    return recurse(k - 1, t + 1)
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), compiles="C.", breaks=False)
+def a_recursion_fifty_calls_deep_inside_try(x, n):
+    t = x * 2
+    try:
+        t = recurse(50, t)
+    except KeyError as e:
+        t = t + len(str(e))
+    return t + n
 
 
 test_fuzz_found_breaks = parametrize_breaks(BREAK_CASES)

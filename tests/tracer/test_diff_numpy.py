@@ -89,6 +89,31 @@ def ndarray_alive_at_break(x):
     return torch.from_numpy(np.cos(a))
 
 
+# ndarray.item() / .tolist() of an array from a tensor need its data: Dynamo breaks there ("data dependent
+# operator", capture_scalar_outputs off) and so does Standin, with the same graphs on each side;
+# a.item(i) is the array's i-th item, an array in torch._numpy, and is a node on both sides.
+@break_case(BREAK_CASES, call(T(3)), call(T(3)), compiles="C.")
+def ndarray_item_breaks(x):
+    a = x.numpy()
+    s = (a * 2).sum().item()
+    return x + s
+
+
+SAME_INPUT = T(4)  # Dynamo guards the values of the list tolist() made (on the stack at the next break)
+
+
+@break_case(BREAK_CASES, call(SAME_INPUT), call(SAME_INPUT), compiles="C.")
+def ndarray_tolist_breaks(x):
+    a = (x.numpy() * 10).astype(np.int64)
+    return x + 1, a[:2].tolist(), np.abs(a).tolist()
+
+
+@break_case(BREAK_CASES, call(T(3)), call(T(3)), compiles="C.")
+def ndarray_item_of_an_index_breaks(x):
+    a = x.numpy() + 1
+    return x * a.item(1), a.max().item()
+
+
 test_numpy_at_breaks = parametrize_breaks(BREAK_CASES)
 
 

@@ -113,6 +113,28 @@ def test_an_entry_is_checked_by_torchs_native_tree():
     assert not guards.native.probe(f_locals) and not guards.python_check(f_locals, globals())
 
 
+def test_a_what_if_or_a_failure_reason_asks_the_native_tree_without_counting_a_hit():
+    """The native tree ends in a guard that counts the entry's hits; asked from Python (what-if, why a
+    guard failed) it must not count one, so the call list stays what the calls did."""
+    opt = tracer.compile(reads_everything)
+    x, xs = torch.ones(3), [1, 2]
+    opt(x, xs)
+    opt(x, xs)
+    entry = opt.cache_entries[0]
+    hits, calls = entry.hits, list(opt.calls)
+    assert hits == 2 and calls == [None, entry.compile_id]
+    assert not opt.what_if(x, xs).recompiles and entry.guards.check({"x": x, "xs": xs}, globals())
+    assert entry.guards.first_failure({"x": x, "xs": xs}, globals()) is None
+    assert entry.guards.native.failing_parts({"x": x, "xs": xs}) == []
+    assert (entry.hits, list(opt.calls)) == (hits, calls)
+    assert not entry.guards.native.probing
+    opt(x, xs)
+    assert (entry.hits, list(opt.calls)) == (hits + 1, calls + [entry.compile_id])
+    (part,) = entry.guards.native.failing_parts({"x": torch.ones(4), "xs": xs})
+    assert part.startswith("tensor 'check_tensor(L['x'], Tensor, torch.float32") and \
+        part.endswith("size mismatch at index 0. expected 3, actual 4")
+
+
 def test_guards_torch_cannot_hold_are_checked_by_the_python_check(monkeypatch):
     """If torch's tree cannot be built, the entry keeps no native tree and the generated Python
     check guards the cache: hits stay hits, a changed value still recompiles."""
@@ -242,7 +264,9 @@ def test_cache_hits_and_the_limit_are_recorded():
     CFG.scale = 9
     with pytest.warns(tracer.CacheLimitExceeded):
         opt(torch.ones(3), [1])
-    assert list(opt.calls) == [None, "0/0", None]  # a miss, a hit, a miss past the limit
+    # the entry each call ran: the compiling call's new one, a hit, none past the limit (it ran as it is)
+    assert list(opt.calls) == ["0/0", "0/0", None]
+    assert [e.kind for e in opt.compile_events] == ["compile", "cache_limit"]
     assert opt.cache_entries[0].hits == 2  # the compiling call runs the new entry too
     assert opt.compile_events[-1].kind == "cache_limit" and "G['CFG'].scale == 2, got 9" in opt.compile_events[-1].reason
     assert opt.what_if(torch.ones(3), [1]).cache_limit_reached
@@ -339,3 +363,44 @@ def test_what_if_predicts_the_next_call(mutations):
                 assert list(opt.calls)[-1] == prediction.hit
     TABLE.pop("b", None)
     globals().pop("UNREAD", None)
+
+
+class Scaled(torch.nn.Module):
+    shift = 1.0  # a class attribute: not in the instance's __dict__
+
+    def __init__(self):
+        super().__init__()
+        self.factor = 2.0
+        self._gain = 3.0
+
+    @property
+    def gain(self):  # a data descriptor of the class, read through getattr, never the __dict__
+        return self._gain
+
+    @gain.setter
+    def gain(self, value):
+        self._gain = value
+
+    def forward(self, x):
+        return x * self.factor * self.gain + self.shift
+
+
+def test_a_modules_own_attributes_class_attributes_and_properties_hit_the_native_tree_and_fail_it():
+    model = Scaled()
+    opt = tracer.compile(model)
+    x = torch.ones(2)
+    opt(x)
+    opt(x)
+    entry = opt.cache_entries[0]
+    assert entry.guards.native is not None and len(opt.cache_entries) == 1 and list(opt.calls)[-1] == entry.compile_id
+    f_locals = {"self": model, "x": x}
+    assert entry.guards.native.probe(f_locals)
+    for name, value in (("factor", 5.0), ("gain", 4.0), ("shift", -1.0)):
+        saved = getattr(model, name)
+        setattr(type(model) if name == "shift" else model, name, value)
+        try:
+            assert not entry.guards.native.probe(f_locals), name
+            torch.testing.assert_close(opt(x), model.forward(x))
+        finally:
+            setattr(type(model) if name == "shift" else model, name, saved)
+    assert entry.guards.native.probe(f_locals)

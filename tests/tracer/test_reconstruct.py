@@ -306,3 +306,239 @@ def makes_a_counter(x):
 def test_a_cell_made_inside_the_trace_is_rebuilt_once_with_its_contents():
     y, step = compiled(makes_a_counter)(torch.zeros(2))
     assert torch.equal(y, torch.ones(2)) and (step(), step()) == (1, 2)
+
+
+def tripled(grad):
+    return grad * 3
+
+
+def returns_an_input_hooks_handle(x):
+    handle = x.register_hook(tripled)
+    return (x * 2).sum(), handle
+
+
+def returns_a_removed_hooks_handle(x):
+    handle = x.register_hook(tripled)
+    handle.remove()
+    return (x * 2).sum(), handle
+
+
+def test_the_handle_of_an_input_hook_is_the_real_one_registered_once():
+    x = torch.ones(3, requires_grad=True)
+    loss, handle = compiled(returns_an_input_hooks_handle)(x)
+    assert type(handle) is torch.utils.hooks.RemovableHandle and list(x._backward_hooks.values()) == [tripled]
+    loss.backward()
+    assert x.grad.tolist() == [6.0] * 3  # tripled once: registered where its handle was rebuilt, not again
+    handle.remove()
+    assert not x._backward_hooks
+
+
+def test_the_handle_of_a_hook_removed_in_the_trace_runs_the_frame_eagerly():
+    opt = tracer.compile(returns_a_removed_hooks_handle)
+    x = torch.ones(3, requires_grad=True)
+    loss, handle = opt(x)
+    assert opt.cache_entries[-1].eager_reason == "the handle of a hook removed in the trace, alive after it"
+    loss.backward()
+    assert x.grad.tolist() == [2.0] * 3 and type(handle) is torch.utils.hooks.RemovableHandle
+
+
+def scaled_sum(t, *, k=1, b=0):
+    return t * k + b
+
+
+def returns_a_partial_with_more_keywords_than_arguments(x):
+    return functools.partial(scaled_sum, k=2, b=x + 1)
+
+
+def test_a_partial_with_more_keywords_than_arguments_is_called_with_all_of_them():
+    x = torch.arange(3.0)
+    partial = compiled(returns_a_partial_with_more_keywords_than_arguments)(x)
+    assert partial.func is scaled_sum and list(partial.keywords) == ["k", "b"]
+    assert torch.equal(partial(torch.ones(3)), returns_a_partial_with_more_keywords_than_arguments(x)(torch.ones(3)))
+
+
+def returns_closures_over_two_cells(x):
+    a, b = 1, 10
+
+    def get_a():
+        return a
+
+    def get_b():
+        return b
+    return x + a, get_a, get_b
+
+
+def test_a_closure_made_in_the_trace_holds_its_own_cell_of_the_frame():
+    y, get_a, get_b = compiled(returns_closures_over_two_cells)(torch.zeros(2))
+    assert (get_a(), get_b()) == (1, 10) and get_a.__closure__[0] is not get_b.__closure__[0]
+
+
+def makes_two_closures_over_a_new_cell(x):
+    def pair():
+        n = 0
+
+        def get():
+            return n
+
+        def bump():
+            nonlocal n
+            n += 1
+            return n
+        return get, bump
+    get, bump = pair()
+    return x + 1, get, bump
+
+
+def test_closures_over_a_cell_made_in_the_trace_share_one_rebuilt_cell():
+    y, get, bump = compiled(makes_two_closures_over_a_new_cell)(torch.zeros(2))
+    assert get.__closure__[0] is bump.__closure__[0] and get() == 0
+    assert bump() == 1 and get() == 1
+
+
+def closes_over_an_argument(x, n):
+    def add(t):
+        return t + n
+    return x * 2, add
+
+
+def test_a_closure_over_an_argument_that_leaves_the_frame_guards_it_as_dynamo():
+    """The closure holds the frame's own cell of `n`: its value is staged (and so guarded), as Dynamo
+    guards it: a new `n` compiles again in both engines, and each closure adds its own."""
+    counts = {"tracer": 0, "dynamo": 0}
+
+    def backend(name):
+        def count(gm, example_inputs):
+            counts[name] += 1
+            return gm.forward
+        return count
+    torch._dynamo.reset()
+    ours = tracer.compile(closes_over_an_argument, backend=backend("tracer"))
+    theirs = torch.compile(closes_over_an_argument, backend=backend("dynamo"), dynamic=False)
+    for n in (1, 2):
+        for opt in (ours, theirs):
+            _, add = opt(torch.ones(2), n)
+            assert add(0) == n
+    assert counts == {"tracer": 2, "dynamo": 2}
+    torch._dynamo.reset()
+
+
+def returns_new_objects_and_a_changed_cell(x):
+    items, table = [x + 1], {"k": x}
+    box = Box(x)
+    k = 1
+
+    def bump():
+        nonlocal k
+        k += 1
+    bump()
+    return items, table, box, bump, k
+
+
+@pytest.mark.parametrize("prefix", ["___cellvalue", "___obj"])
+def test_the_rewritten_codes_own_locals_are_named_apart_from_the_users(prefix):
+    """Temps, staged cell values and rebuilt objects are `___`-named: no user local can be overwritten."""
+    fn = returns_new_objects_and_a_changed_cell
+    opt = tracer.compile(fn)
+    opt(torch.zeros(2))
+    code = opt.cache_entries[0].code
+    own = set(code.co_varnames) - set(fn.__code__.co_varnames)
+    assert all(name.startswith("___") for name in own), own
+    assert any(name.startswith(prefix) for name in own)  # the cell the trace wrote, the objects it made
+
+
+def returns_two_errors_and_one_twice(x):
+    first, second = ValueError("a"), KeyError("b")
+    return x + 1, first, second, first
+
+
+def test_each_exception_made_in_the_trace_is_its_own_object():
+    _, first, second, again = compiled(returns_two_errors_and_one_twice)(torch.zeros(2))
+    assert (type(first), first.args, type(second), second.args) == (ValueError, ("a",), KeyError, ("b",))
+    assert again is first
+
+
+def returns_a_closure_over_an_empty_cell(x):
+    def pair():
+        def get():
+            return n
+        return get
+        n = 0  # never runs: n is a cell that stays empty
+    return x + 1, pair()
+
+
+def test_a_cell_made_in_the_trace_and_left_empty_is_rebuilt_empty():
+    _, get = compiled(returns_a_closure_over_an_empty_cell)(torch.zeros(2))
+    with pytest.raises(ValueError, match="empty"):
+        get.__closure__[0].cell_contents
+    with pytest.raises(NameError):
+        get()
+
+
+LOGGED = []
+
+
+class LoggedError(Exception):
+    """An exception whose own __init__ does something: it cannot be rebuilt by calling it again."""
+
+    def __init__(self, code):
+        LOGGED.append(code)
+
+
+def returns_a_logged_error(x):
+    return x + 1, LoggedError(3)
+
+
+def returns_an_error_with_an_attribute(x):
+    error = ValueError("bad")
+    error.note = 7
+    return x + 1, error
+
+
+def returns_a_caused_error(x):
+    try:
+        raise ValueError("outer") from KeyError("inner")
+    except ValueError as error:
+        caught = error
+    return x + 1, caught
+
+
+def returns_a_chained_error(x):
+    try:
+        try:
+            raise KeyError("first")
+        except KeyError:
+            raise ValueError("second")
+    except ValueError as error:
+        caught = error
+    return x + 1, caught
+
+
+@pytest.mark.parametrize("fn, shown", [(returns_a_logged_error, "LoggedError(3)"),
+                                       (returns_an_error_with_an_attribute, "ValueError('bad')"),
+                                       (returns_a_caused_error, "ValueError('outer')"),
+                                       (returns_a_chained_error, "ValueError('second')")],
+                         ids=["own_init", "attribute", "cause", "context"])
+def test_an_exception_that_calling_its_class_cannot_remake_runs_the_frame_eagerly(fn, shown):
+    LOGGED.clear()
+    opt = tracer.compile(fn)
+    _, got = opt(torch.zeros(2))
+    assert opt.cache_entries[-1].eager_reason == (f"cannot rebuild the exception {shown} (its own __init__, "
+                                                  "attributes or a chained exception) in bytecode")
+    _, want = fn(torch.zeros(2))
+    assert type(got) is type(want) and got.args == want.args and got.__dict__ == want.__dict__
+    assert repr(got.__cause__) == repr(want.__cause__) and repr(got.__context__) == repr(want.__context__)
+    assert LOGGED == ([3, 3] if fn is returns_a_logged_error else [])  # once per call: never remade
+
+
+def returns_a_function_with_keyword_only_defaults(x):
+    def scale(t, *, k=2):
+        return t * k
+    return x + 1, scale
+
+
+def test_a_function_with_keyword_only_defaults_runs_the_frame_eagerly_named():
+    opt = tracer.compile(returns_a_function_with_keyword_only_defaults)
+    _, scale = opt(torch.zeros(2))
+    assert opt.cache_entries[-1].eager_reason == "rebuilding the function " \
+        "returns_a_function_with_keyword_only_defaults.<locals>.scale with keyword-only defaults"
+    assert scale(3) == 6 and scale.__kwdefaults__ == {"k": 2}

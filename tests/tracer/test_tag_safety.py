@@ -6,6 +6,7 @@ last tests check torch's fast path does what the marking assumes of it.
 """
 import importlib
 
+import pytest
 import torch
 from torch._C._dynamo.guards import RootGuardManager
 
@@ -204,3 +205,55 @@ def test_the_tensor_check_reads_the_marker_from_the_dict_except_where_the_type_h
     assert found == {"Tensor": (["TENSOR_MATCH"], ["L['t'].__dict__"]),
                      "Parameter": (["TENSOR_MATCH"], ["L['t'].__dict__"]),
                      "Lookup": (["TENSOR_MATCH", "NO_HASATTR"], [])}
+
+
+def _item(value, name="extra"):
+    """root -> a Linear (TYPE_MATCH) -> __dict__ -> its item `name` = value: the item's manager, and the module's."""
+    layer = torch.nn.Linear(2, 2)
+    setattr(layer, name, value)
+    root, module, instance_dict, _ = _linear_tree(layer)
+    return root, module, instance_dict.dict_getitem_manager(name, f"L['m'].{name}", value, KIND)
+
+
+@pytest.mark.parametrize("value, add_leaf, safe", [
+    (True, lambda m, v: m.add_true_match_guard(["v"], None), True),
+    (False, lambda m, v: m.add_false_match_guard(["v"], None), True),
+    (None, lambda m, v: m.add_none_match_guard(["v"], None), True),
+    (3, lambda m, v: m.add_not_none_guard(["v"], None), True),
+    (3, lambda m, v: m.add_equals_match_guard(v, ["v"], None), True),
+    ("s", lambda m, v: m.add_type_match_guard(id(str), ["v"], None), True),
+    (2.5, lambda m, v: m.add_id_match_guard(id(v), ["v"], None), True),
+    ({"k": 1}, lambda m, v: m.add_dict_contains_guard(True, "k", ["v"], None), True),
+    ({"k": 1}, lambda m, v: m.add_dict_length_check_guard(1, ["v"], None), True),
+    ((1, 2), lambda m, v: m.add_length_check_guard(2, ["v"], None), True),
+    (3, lambda m, v: m.add_no_hasattr_guard("nope", ["v"], None), False),
+    ({"k": 1}, lambda m, v: m.add_dict_version_guard(v, ["v"], None), False),
+    (3, lambda m, v: m.add_lambda_guard(lambda x: True, ["v"], None), False),
+])
+def test_each_leaf_torch_skips_safely_leaves_its_module_a_root_and_no_other(value, add_leaf, safe):
+    root, module, item = _item(value)
+    add_leaf(item, value)
+    (leaf,) = item.get_leaf_guards()
+    assert (type(leaf).__name__ in SAFE_LEAVES) == safe
+    assert mark_tag_safe_roots(root, _no_twin) == ([module] if safe else [])
+    assert item.is_tag_safe() == safe and module.is_tag_safe_root() == safe
+
+
+@pytest.mark.parametrize("value, safe", [(7, True), ("text", True), ((1, "a"), True), ([1], False), ({1}, False)])
+def test_a_value_with_no_accessor_is_safe_only_when_immutable_or_an_exact_tuple(value, safe):
+    root, module, item = _item(value)
+    item.add_type_match_guard(id(type(value)), ["v"], None)
+    assert mark_tag_safe_roots(root, _no_twin) == ([module] if safe else [])
+
+
+def test_a_dict_or_tuple_is_safe_through_its_items_only():
+    for value, reach in (({"k": 1}, lambda m: m.dict_getitem_manager("k", "V['k']", 1, KIND)),
+                         ((1, 2), lambda m: m.tuple_getitem_manager(0, "V[0]", 1, KIND)),
+                         ((1, 2), lambda m: m.getitem_manager(0, "V[0]", 1, KIND))):
+        root, module, item = _item(value)
+        reach(item).add_equals_match_guard(1, ["V item"], None)
+        assert mark_tag_safe_roots(root, _no_twin) == [module] and item.is_tag_safe()
+    for value in ({"k": 1}, (1, 2)):
+        root, module, item = _item(value)
+        item.getattr_manager("__len__", "V.__len__", value.__len__, KIND).add_not_none_guard(["V.__len__"], None)
+        assert mark_tag_safe_roots(root, _no_twin) == [] and not item.is_tag_safe()

@@ -22,7 +22,6 @@ from .values import difference
 # Guards one engine installs by design and the other not, documented in the README ("Where Standin
 # differs from Dynamo"): listed beside a frame's guards, not counted as a difference.
 NOT_COMPARED_GUARDS = (
-    (re.compile(r"^G\['__builtins_dict___\d+'\]"), "Dynamo guards the builtins a frame reads; Standin does not"),
     (re.compile(r"^G\['__import_torch_dot__dynamo_dot_"),
      "Dynamo guards the modules of its own polyfills (torch._dynamo.polyfills); Standin has none"),
 )
@@ -265,8 +264,13 @@ def _breaks_text(compiles: list[CompileRecord]) -> str:
     return "no breaks" if not places else f"{_count(len(places), 'break')} at {', '.join(places)}"
 
 
+# Both engines guard the builtins a frame reads through a global named after the builtins dict,
+# numbered by each in its own order (`G['__builtins_dict___0']['len']` here, `___2` there).
+_BUILTINS_DICT = re.compile(r"__builtins_dict___\d+")
+
+
 def compared_sources(compile_: CompileRecord) -> set[str]:
-    return {g.source for g in compile_.guards
+    return {_BUILTINS_DICT.sub("__builtins_dict__", g.source) for g in compile_.guards
             if not any(pattern.search(g.source) for pattern, _ in NOT_COMPARED_GUARDS)}
 
 

@@ -161,14 +161,16 @@ class TopIsTensorBreakpoint(Breakpoint):
 
 @dataclass
 class GuardInstalledBreakpoint(Breakpoint):
-    """Stops at the step after a guard whose source matches `pattern` (fnmatch, e.g. "G['cfg']*")."""
+    """Stops at the step after a guard whose source matches `pattern` (`*` and `?` as in fnmatch, brackets
+    literal, e.g. "G['cfg']*")."""
 
     kind: ClassVar[str] = "guard_on"
     pattern: str = "*"
 
     def matches(self, snapshot, timeline) -> bool:
         start = timeline.snapshots[snapshot.step - 1].guard_count if snapshot.step else 0
-        return any(fnmatch.fnmatchcase(g.source_name, self.pattern)
+        pattern = _source_pattern(self.pattern)
+        return any(fnmatch.fnmatchcase(g.source_name, pattern)
                    for g in timeline.guards[start:snapshot.guard_count])
 
     def describe(self) -> str:
@@ -176,6 +178,12 @@ class GuardInstalledBreakpoint(Breakpoint):
 
     def text(self) -> str:
         return self.pattern
+
+
+def _source_pattern(pattern: str) -> str:
+    """`pattern` for fnmatch with its brackets literal: every source name has some (G['cfg'], L['x'][0]),
+    and fnmatch would read `['cfg']` as one character of a set, so that G['cfg']* matched no guard."""
+    return pattern.replace("[", "[[]")
 
 
 @dataclass

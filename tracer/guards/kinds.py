@@ -303,7 +303,7 @@ def manager_kind():
 
 def _equals_test(e, v, const) -> str:
     if isinstance(e, float) and e != e:  # NaN equals nothing, itself included
-        return f"type({v}) is float and {v} != {v}"
+        return f"type({v}) is {const(float)} and {v} != {v}"
     return f"type({v}) is {const(type(e))} and {v} == {const(e)}"
 
 

@@ -48,23 +48,15 @@ class NativeGuards:
         for guard in frame_guards:
             self._frame_leaf(guard)
         self.tag_safe_roots = mark_tag_safe_roots(self.root, self._twin)
-        self.probing = False  # a check asked from Python (what-if, a failure's reason), not a lookup
 
     def probe(self, f_locals: dict) -> bool:
-        """Do the guards hold for these locals?  Asked from Python: not a cache lookup (no hit counted)."""
-        self.probing = True
-        try:
-            return self.root.check(f_locals)
-        finally:
-            self.probing = False
+        """Do the guards hold for these locals?  (Asked from Python; an entry's hits are counted by its
+        code, run_count.py, so a question is never a hit.)"""
+        return self.root.check(f_locals)
 
     def failing_parts(self, f_locals: dict) -> list[str]:
         """The verbose text of the first native guard that fails ([] if all pass)."""
-        self.probing = True
-        try:
-            info = self.root.check_verbose(f_locals)
-        finally:
-            self.probing = False
+        info = self.root.check_verbose(f_locals)
         return [] if info.result else list(info.verbose_code_parts)
 
     # ---- accessors ----------------------------------------------------------------------
@@ -74,8 +66,9 @@ class NativeGuards:
             return
         try:
             value = node.source.get_value(f_locals, f_globals)
-        except Exception:  # noqa: BLE001 - the value is gone already: the Python test fails as it would
-            value = None
+        except Exception:  # noqa: BLE001 - the value is gone already: its subtree in Python, which fails
+            self._python_subtree(node, base)  # while it is gone (torch's item accessor built over a key
+            return                            # missing then passes while the key stays missing)
         manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
             self._python_subtree(node, base)

@@ -79,6 +79,13 @@ def _type_always_has(obj, name: str) -> bool:
     return not (hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__"))
 
 
+def _ints_and_sizes(items) -> bool:
+    """Ints and symbolic ints, one symbolic at least: what sum() of a list makes one torch.sym_sum of."""
+    return any(isinstance(i, SymNodeVariable) for i in items) and all(
+        isinstance(i.value, torch.SymInt) if isinstance(i, SymNodeVariable)
+        else i.is_python_constant() and isinstance(i.as_python_constant(), int) for i in items)
+
+
 @dataclass(frozen=True, eq=False)
 class BuiltinVariable(VariableTracker):
     """A builtin function, or a function of the operator or math module."""
@@ -212,6 +219,8 @@ class BuiltinVariable(VariableTracker):
                 return ConstantVariable(sum((i.as_python_constant() for i in items), total.as_python_constant()))
             except TypeError as error:  # sum((1, ())) or sum(["a"]): the program's own error
                 raise observed(error, f"sum() raised TypeError: {error} at trace time") from error
+        if start is None and isinstance(obj, (ListVariable, TupleVariable)) and _ints_and_sizes(items):
+            return tx.output.call(tx, "call_function", torch.sym_sum, (TupleVariable(tuple(items)),), {})  # Dynamo's
         for item in items:
             total = apply_operator(tx, operator.add, [total, item])
         return total
@@ -458,10 +467,25 @@ class BuiltinVariable(VariableTracker):
             return self._user_text(tx, obj, "__str__")
         if python_dunder(obj, "__repr__") is not None and obj.python_type().__str__ is object.__str__:
             return self._user_text(tx, obj, "__repr__")  # object.__str__ calls repr()
-        return None
+        return self._default_text(tx, obj, "__str__")
 
     def call_repr(self, tx, obj):
-        return self._user_text(tx, obj, "__repr__")
+        return self._user_text(tx, obj, "__repr__") or self._default_text(tx, obj, "__repr__")
+
+    @staticmethod
+    def _default_text(tx, obj, name):
+        """object's own str()/repr() of a user object, `<module.Class object at 0x...>`: it shows the
+        object's address, so only an object from outside folds (guarded by identity, as the text is
+        its own); one made in the trace does not exist yet, and breaks (Dynamo bakes in a stale one)."""
+        if type(obj) is not UserDefinedObjectVariable or any(
+                getattr(obj.python_type(), dunder) is not getattr(object, dunder) for dunder in (name, "__repr__")):
+            return None
+        if obj.is_new() or obj.source is None or obj.value is None:
+            raise Unsupported(f"{name[2:-2]}() of a {obj.python_type().__qualname__} made in the trace: object's "
+                              "default text shows its address, which the object gets only when it is made")
+        obj.guard_class_lacks(tx, name, "__repr__")
+        tx.output.install_guard(obj.source, "ID_MATCH", obj.value)
+        return ConstantVariable(object.__repr__(obj.value))
 
     def call_print(self, tx, *args, **kwargs):
         raise Unsupported("print() has a side effect outside the graph")

@@ -26,6 +26,7 @@ import torch
 from ..exc import ObservedException, Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .exceptions import ExceptionVariable
 from .generator import GeneratorVariable
 from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
 
@@ -219,11 +220,27 @@ class GeneratorContextVariable(VariableTracker):
 
     def exit(self, tx, exc_args=()) -> VariableTracker:
         if any(not (a.is_python_constant() and a.as_python_constant() is None) for a in exc_args):
-            raise Unsupported(f"leaving the with-block of {self.gen.short_repr()} through an exception "
-                              "(throwing into a traced generator)")
+            return self._exit_through(tx, exc_args[1].realize() if len(exc_args) > 1 else NONE)
         if self.gen.next_item(tx) is not None:
             raise Unsupported("RuntimeError: generator didn't stop")
         return ConstantVariable(False)
+
+    def _exit_through(self, tx, exception) -> VariableTracker:
+        """As contextlib's __exit__ with an exception: thrown into the generator at its yield; the
+        body returning swallows it (True), letting it out again passes it on (False), raising
+        another raises that one instead."""
+        if not isinstance(exception, ExceptionVariable) or issubclass(exception.exc_type, StopIteration):
+            raise Unsupported(f"leaving the with-block of {self.gen.short_repr()} through "
+                              f"{exception.describe()} (only a plain exception is thrown into the generator)")
+        try:
+            step = self.gen.throw_item(tx, exception)
+        except ObservedException as error:
+            if isinstance(error.exception, ExceptionVariable) and error.exception.exc_id == exception.exc_id:
+                return ConstantVariable(False)
+            raise
+        if step is not None:
+            raise Unsupported("RuntimeError: generator didn't stop after throw()")
+        return ConstantVariable(True)
 
     def short_repr(self) -> str:
         return f"@contextmanager {self.gen.short_repr()}"

@@ -9,6 +9,7 @@ from .. import trace_rules
 from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .decompositions import decompose_function
 from .lists import BaseListVariable
 from .numpy import NumpyNdarrayVariable, tensor_from_ndarray
 from .sym import SymNodeVariable
@@ -152,6 +153,9 @@ class TorchFunctionVariable(VariableTracker):
         if self.fn is torch.tensor and _holds_symbol(args[0] if args else kwargs.get("data")):
             # as Dynamo: torch's reference tensor() keeps symbolic items symbolic (torch.tensor specialises them)
             return tx.output.call(tx, "call_function", torch._refs.tensor, tuple(args), kwargs)
+        decomposed = decompose_function(tx, self.fn, args, kwargs)
+        if decomposed is not None:
+            return decomposed
         return tx.output.call(tx, "call_function", self.fn, tuple(args), kwargs)
 
     def var_getattr(self, tx, name):

@@ -32,6 +32,12 @@ class GeneratorVariable(VariableTracker):
         item = self.frame.resume(tx)
         return None if item is None else (item, self)
 
+    def throw_item(self, tx, exception):
+        """(item, self) if the body, the exception thrown in at its yield, goes on to another yield;
+        None once it has returned; what it lets out propagates (see SuspendedGenerator.throw)."""
+        item = self.frame.throw(tx, exception)
+        return None if item is None else (item, self)
+
     def has_unpack_var_sequence(self, tx) -> bool:
         return True
 

@@ -213,6 +213,21 @@ class NamedTupleVariable(TupleVariable):
                            f"{self.tuple_cls.__name__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
 
+    def call_method(self, tx, name, args, kwargs):
+        if name == "_replace" and not args and hasattr(self.tuple_cls, "_make"):
+            return self._replaced(kwargs)
+        return super().call_method(tx, name, args, kwargs)
+
+    def _replaced(self, changes: dict):
+        """p._replace(x=...): the same class with the named items swapped, as namedtuple's own method."""
+        fields = tuple_fields(self.tuple_cls)
+        unknown = [name for name in changes if name not in fields]
+        if unknown:
+            error = ValueError(f"Got unexpected field names: {unknown!r}")
+            raise observed(error, f"{self.tuple_cls.__name__}._replace(): {error}")
+        items = tuple(changes.get(name, item) for name, item in zip(fields, self.items))
+        return NamedTupleVariable(items, tuple_cls=self.tuple_cls)
+
     def short_repr(self) -> str:
         return f"{self.tuple_cls.__name__}{super().short_repr()}"
 

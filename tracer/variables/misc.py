@@ -1,6 +1,7 @@
 """Modules, user objects and classes, bound attributes and the NULL marker."""
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ import torch
 
 from ..exc import ObservedException, Unsupported, observed
 from ..source import AttrSource, GetItemSource, Source, TypeSource
-from ..trace_rules import is_requested_break
+from ..trace_rules import functorch_transform, is_requested_break
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .functional import handler_for
@@ -17,7 +18,8 @@ from .functions import CONSTANT_CLASSES, TorchFunctionVariable
 from .lists import NamedTupleVariable
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, construct_user_object, dict_base,
                               is_generic_slot, python_slot)
-from .user_functions import BaseUserFunctionVariable, UserFunctionVariable, UserMethodVariable
+from .user_functions import (BaseUserFunctionVariable, LruCachedFunctionVariable, UserFunctionVariable,
+                             UserMethodVariable)
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,6 +78,23 @@ def guard_mro_lacks(tx, cls: type, cls_source: Source | None, *names: str) -> No
         dict_source = AttrSource(GetItemSource(AttrSource(cls_source, "__mro__"), index), "__dict__")
         for name in names:
             tx.output.install_guard(dict_source, "DICT_CONTAINS", (name, False))
+
+
+def mro_dict_source(tx, cls: type, cls_source: Source, name: str) -> Source:
+    """A plain class attribute of an instance as Dynamo names it: the entry in the dict of the class of
+    the MRO that defines it (`type(G['o']).__mro__[1].__dict__['factor']`), the classes before that one
+    guarded not to define it (one that gains it answers instead)."""
+    owner = next((i for i, klass in enumerate(cls.__mro__) if name in vars(klass)), None)
+    if owner is None:  # from the metaclass
+        return AttrSource(cls_source, name)
+
+    def dict_of(index: int) -> Source:
+        if index == 0:
+            return AttrSource(cls_source, "__dict__")
+        return AttrSource(GetItemSource(AttrSource(cls_source, "__mro__"), index), "__dict__")
+    for index in range(owner):
+        tx.output.install_guard(dict_of(index), "DICT_CONTAINS", (name, False))
+    return GetItemSource(dict_of(owner), name)
 
 
 def guarded_function(tx, fn: types.FunctionType, source: Source | None):
@@ -138,6 +157,10 @@ class SkippedFunctionVariable(VariableTracker):
             message = [a.as_python_constant() for a in [*args, *kwargs.values()] if a.is_python_constant()]
             raise Unsupported("torch._dynamo.graph_break(): a graph break the code asks for"
                               + (f" ({message[0]})" if message and message[0] else ""))
+        transform = functorch_transform(self.value)
+        if transform is not None:
+            raise Unsupported(f"torch.func.{transform}(): a functorch transform, which Dynamo traces as a "
+                              "higher-order op (a subgraph of its own) and Standin does not: it runs as it is")
         if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
                 and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of
@@ -423,7 +446,6 @@ class UserDefinedObjectVariable(VariableTracker):
             member = class_member(tx, attr, source, self, cls_var, raw=False)
             if member is not None:
                 return member
-        class_source = AttrSource(cls_var.source, name) if cls_var.source is not None else None
         if is_generic_slot(attr):  # dict.keys, OrderedDict.__setitem__, object.__setattr__, ...
             return SlotFunctionVariable(attr, self)
         if isinstance(attr, types.MemberDescriptorType) and self.is_new():  # a __slots__ member never stored
@@ -434,9 +456,20 @@ class UserDefinedObjectVariable(VariableTracker):
                 return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
                 raise observed(error, f"{cls.__qualname__} object has no attribute {name!r}") from error
+        if isinstance(attr, functools._lru_cache_wrapper) and isinstance(attr.__wrapped__, types.FunctionType):
+            # an lru_cache'd method: its body traced, as a cached function called directly (the cache
+            # is not consulted)
+            attr_source = cls_var.source and mro_dict_source(tx, cls, cls_var.source, name)
+            wrapper = VariableTracker.build(tx, attr, attr_source) if attr_source is not None else \
+                LruCachedFunctionVariable(attr.__wrapped__, wrapper=attr)
+            return UserMethodVariable(wrapper, self)
+        if isinstance(attr, (types.MethodDescriptorType, types.WrapperDescriptorType)) and self.source is not None:
+            # a C method of a C class (a lock's acquire): reading it is fine, calling it breaks there.
+            # A new bound object per read: not guarded by identity, remade from its source at a break
+            return SkippedFunctionVariable(attr.__get__(self.value, cls), source=source)
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
-        return VariableTracker.build(tx, attr, class_source)
+        return VariableTracker.build(tx, attr, cls_var.source and mro_dict_source(tx, cls, cls_var.source, name))
 
     def _class_var(self, tx):
         """obj.__class__: the class, guarded (an outside object's by its own source)."""

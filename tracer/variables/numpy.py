@@ -142,7 +142,8 @@ class NumpyNdarrayVariable(TensorVariable):
         raise Unsupported(f"ndarray attribute .{name}")
 
     def call_method(self, tx, name: str, args, kwargs):
-        if name in _DELEGATED_TO_TENSOR:
+        if name in _DELEGATED_TO_TENSOR and not (name == "item" and args):
+            # (a.item(i) is the array's i-th item, an array in torch._numpy: a node, as in Dynamo)
             return super().call_method(tx, name, args, kwargs)
         if name in ("tobytes", "tostring", "tofile", "dump", "dumps"):
             raise Unsupported(f"ndarray.{name}() leaves torch._numpy's model of an array")

@@ -8,6 +8,7 @@ that produces the same value (and guards what it read), as Dynamo's polyfills do
 """
 from __future__ import annotations
 
+import collections
 import copy
 import inspect
 import types
@@ -18,6 +19,7 @@ import torch
 from ..exc import Unsupported, observed
 from ..source import AttrSource
 from .base import VariableTracker
+from .checkpoint import call_checkpoint
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
 from .lists import ListVariable, TupleVariable
@@ -179,11 +181,29 @@ def group_tensors_by_device_and_dtype(tx, args, kwargs):
     return ConstDictVariable(result)
 
 
+def namedtuple_class(tx, args, kwargs):
+    """collections.namedtuple(name, fields, ...) called in the trace with constant arguments: the class
+    is made now, once, as Dynamo makes it, and the trace holds it as a constant (so every call's
+    instances share it, and a resume function after a break is handed the same class).  Its
+    __module__ is the calling function's, as the real call finds it from its caller's frame."""
+    if not all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+        raise Unsupported("collections.namedtuple() with arguments that are not constants")
+    given = {k: v.as_python_constant() for k, v in kwargs.items()}
+    given.setdefault("module", tx.f_globals.get("__name__"))
+    try:
+        cls = collections.namedtuple(*[a.as_python_constant() for a in args], **given)
+    except (TypeError, ValueError) as error:
+        raise observed(error, f"collections.namedtuple() raised {type(error).__name__}: {error}") from error
+    return UserDefinedClassVariable(cls)
+
+
 def _torch_polyfills() -> dict:
-    return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype}
+    return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
+            torch.utils.checkpoint.checkpoint: call_checkpoint}
 
 
-POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, **_torch_polyfills()}
+POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.namedtuple: namedtuple_class,
+             **_torch_polyfills()}
 
 
 def polyfill_for(value):

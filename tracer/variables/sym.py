@@ -116,6 +116,10 @@ def sym_builtin(tx, fn, args: list[VariableTracker]) -> VariableTracker | None:
         return tx.output.call(tx, "call_function", torch.sym_max if fn is max else torch.sym_min, tuple(args), {})
     if fn is round and isinstance(args[0], SymNodeVariable) and all(a.is_python_constant() for a in args[1:]):
         return tx.output.call(tx, "call_method", "__round__", tuple(args), {})  # as Dynamo: s.__round__(n)
+    if fn is bool and len(args) == 1:  # as Dynamo: a symbolic bool already is one; a number is `!= 0`
+        if isinstance(args[0].value, torch.SymBool):
+            return args[0]
+        return tx.output.call(tx, "call_function", operator.ne, (args[0], ConstantVariable(0)), {})
     if fn is abs and len(args) == 1:
         return tx.output.call(tx, "call_function", operator.abs, (args[0],), {})
     if fn in _MATH_ON_SYMBOLS and len(args) == 1:  # math.sqrt(s): torch._sym_sqrt, as Dynamo records it

@@ -157,6 +157,11 @@ class TensorVariable(VariableTracker):
             raise Unsupported(f"assigning the tensor attribute .{name}")
         tx.output.side_effects.store_attr(self, self.identity(), name, value)
 
+    def _requires_grad_already(self, args, kwargs) -> bool:
+        """Whether requires_grad_(flag) asks for the flag the tensor already has."""
+        flag = args[0] if args else kwargs.get("requires_grad", ConstantVariable(True))
+        return flag.is_python_constant() and bool(flag.as_python_constant()) == self.example.requires_grad
+
     def call_method(self, tx, name: str, args, kwargs):
         if name in FOLDED_METHODS and all(a.is_python_constant() for a in args):
             value = getattr(self.example, name)(*[a.as_python_constant() for a in args],
@@ -176,6 +181,8 @@ class TensorVariable(VariableTracker):
             return ndarray_from_tensor(tx, self, kwargs.get("force"))
         if name in ("register_hook", "register_post_accumulate_grad_hook") and len(args) == 1 and not kwargs:
             return register_tensor_hook(tx, self, args[0], name)
+        if name == "requires_grad_" and self._requires_grad_already(args, kwargs):
+            return self  # asks for what autograd already tracks: nothing changes (Dynamo traces on too)
         if name in AUTOGRAD_METHODS:
             raise Unsupported(f"Tensor.{name}() {AUTOGRAD_METHODS[name]}")
         if name in METADATA_MUTATING_METHODS and self._is_input(tx):
@@ -198,6 +205,10 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_method", "new_empty", (self, *args), kwargs)
         if not callable(getattr(torch.Tensor, name, None)):
             raise Unsupported(f"Tensor has no method {name}()")
+        from .decompositions import decompose_method  # cycle: .decompositions -> .lists -> .tensor
+        decomposed = decompose_method(tx, self, name, args, kwargs)
+        if decomposed is not None:
+            return decomposed
         return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
 
     def has_unpack_var_sequence(self, tx) -> bool:

@@ -16,6 +16,7 @@ from torch._higher_order_ops.register_hook import register_hook_op
 from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .subgraph import lift_outer_nodes, tensor_node, trace_body
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,72 +72,15 @@ def register_tensor_hook(tx, tensor, hook: VariableTracker,
 
 def _traced_hook_body(tx, tensor, hook: VariableTracker):
     """hook(grad) traced into a graph of its own: (its GraphModule, the outer nodes it reads)."""
-    output = tx.output
     body = torch.fx.Graph()
     grad = body.placeholder("grad")
     grad.meta["example_value"] = tensor.example
-    effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
-    with output.tracing_into(body):
-        result = hook.realize().call_function(tx, [replace(tensor, node=grad, source=None)], {}).realize()
-    if not _still(effects, _side_effect_state(output.side_effects)) or _frame_state(tx) != frames:
-        raise Unsupported("a backward hook with side effects (it would run them in backward, not now)")
-    if isinstance(_tensor_node(result), torch.fx.Node):
-        body.output(_tensor_node(result))
+    result = trace_body(tx, body, hook, [replace(tensor, node=grad, source=None)], {}, "a backward hook")
+    if isinstance(tensor_node(result), torch.fx.Node):
+        body.output(tensor_node(result))
     elif isinstance(result, ConstantVariable) and result.value is None:
         body.output(None)
     else:
         raise Unsupported(f"a backward hook returning {result.describe()}")
-    lifted = _lift_outer_nodes(body, grad)
+    lifted = lift_outer_nodes(body, grad)
     return torch.fx.GraphModule(torch.nn.Module(), body), lifted
-
-
-def _tensor_node(tracker):
-    """The graph node of a tensor tracker, or None (this module is below tensor.py: no isinstance)."""
-    node = getattr(tracker, "node", None)
-    return node if isinstance(node, torch.fx.Node) and isinstance(node.meta.get("example_value"), torch.Tensor) \
-        else None
-
-
-def _lift_outer_nodes(body: torch.fx.Graph, after: torch.fx.Node) -> list:
-    """Nodes of the outer graph the hook reads become inputs of its body (Dynamo's freevars)."""
-    lifted: dict = {}
-    for node in list(body.nodes):
-        for used in list(node.all_input_nodes):
-            if used.graph is body:
-                continue
-            if used not in lifted:
-                with body.inserting_after(after):
-                    after = lifted[used] = body.placeholder(f"lifted_{len(lifted)}")
-                after.meta["example_value"] = used.meta.get("example_value")
-            node.replace_input_with(used, lifted[used])
-    return list(lifted)
-
-
-# what a mutation changes in the side-effects record (the others cache what reads met: real cells, containers)
-_MUTATIONS = ("attrs", "containers", "globals", "assigned_cells", "dict_items", "hooks")
-
-
-def _side_effect_state(side_effects) -> list:
-    """The mutations recorded, by identity, and the contents of the cells known so far: a hook that
-    changes either has a side effect."""
-    cells = {cell_id: id(value) for cell_id, value in side_effects.cells.items()}
-    return [_shallow(getattr(side_effects, name)) for name in _MUTATIONS] + [cells]
-
-
-def _still(before: list, after: list) -> bool:
-    """No mutation since `before` (cells the hook's own frames made do not count)."""
-    return before[:-1] == after[:-1] and all(after[-1].get(k) == v for k, v in before[-1].items())
-
-
-def _shallow(value):
-    if isinstance(value, dict):
-        return {k: (id(v) if not isinstance(v, dict) else _shallow(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [id(v) for v in value]
-    return frozenset(value) if isinstance(value, set) else value
-
-
-def _frame_state(tx) -> list:
-    """The identities of every live frame's stack and locals (a mutated container is swapped there)."""
-    return [([id(v) for v in frame.stack], {k: id(v) for k, v in frame.symbolic_locals.items()})
-            for frame in tx.inlining_stack()]

@@ -142,6 +142,30 @@ class UserFunctionVariable(BaseUserFunctionVariable):
 
 
 @dataclass(frozen=True, eq=False)
+class LruCachedFunctionVariable(UserFunctionVariable):
+    """A function wrapped by functools.lru_cache: `fn` (the wrapped function) is what a call traces,
+    as Dynamo does (the cache is not consulted in the graph); `source` names the wrapper, so a
+    graph break at the call calls the wrapper, and its cache answers as it does eagerly."""
+
+    wrapper: object = None
+
+    def as_python_constant(self):
+        return self.wrapper
+
+    def bind_extras(self, tx):
+        body_source = AttrSource(self.source, "__wrapped__") if self.source is not None else None
+        return UserFunctionVariable(self.fn, source=body_source).bind_extras(tx)
+
+    def function_attr(self, tx, name):
+        """The wrapper's attributes (`cache_clear`, `cache_info`, `__wrapped__`)."""
+        value = getattr(self.wrapper, name)
+        return VariableTracker.build(tx, value, AttrSource(self.source, name) if self.source is not None else None)
+
+    def short_repr(self) -> str:
+        return f"lru_cache'd function {self.qualname}"
+
+
+@dataclass(frozen=True, eq=False)
 class NestedUserFunctionVariable(BaseUserFunctionVariable):
     """A function object MAKE_FUNCTION built during the trace."""
 

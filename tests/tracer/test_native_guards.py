@@ -1,0 +1,104 @@
+"""torch's native guard tree built from guards torch has no form for: a Source with no native accessor (its
+value read by a Python lambda), a kind with no native leaf or one that refuses the value (its Python test),
+a root torch cannot reach (its subtree as one Python check), relations over such sources.  Each must hold
+exactly when the guard holds, fail when reading raises, and name the guard when it fails."""
+import torch
+
+from tracer.guards.kinds import Guard
+from tracer.guards.native import NativeGuards
+from tracer.source import (AttrSource, DictValueSource, GetItemSource, GlobalSource, IterItemSource, LocalSource,
+                           SourceGroup)
+
+
+def frame(d, it, s, x, y):  # the frame the trees are built for: its locals, in this order
+    pass
+
+
+def native(guards, f_locals, f_globals=None) -> NativeGuards:
+    return NativeGuards(guards, frame.__code__, f_locals, f_globals if f_globals is not None else {})
+
+
+def leaves(manager) -> list[str]:
+    found = [type(leaf).__name__ for leaf in manager.get_leaf_guards()]
+    for child in manager.get_child_managers():
+        found += leaves(child)
+    return found
+
+
+def test_a_source_without_a_native_accessor_is_read_by_a_python_lambda():
+    guard = Guard(DictValueSource(LocalSource("d"), 1), "EQUALS_MATCH", 5)
+    tree = native([guard], {"d": {"a": 1, "b": 5}})
+    assert tree.probe({"d": {"a": 1, "b": 5}}) and tree.probe({"d": {"z": 0, "y": 5}})
+    assert not tree.probe({"d": {"a": 1, "b": 6}})
+    assert not tree.probe({"d": {"a": 1}})  # the position is gone: reading raises, the guard fails
+    assert tree.failing_parts({"d": {"a": 1, "b": 6}}) == [guard.expr]
+    ahead = Guard(IterItemSource(LocalSource("it"), 0), "EQUALS_MATCH", 2)
+    tree = native([ahead], {"it": iter((2, 3))})
+    assert tree.probe({"it": iter((2, 3))}) and not tree.probe({"it": iter((3, 2))})
+
+
+def test_a_kind_without_a_native_leaf_runs_its_python_test_and_fails_when_it_raises():
+    guard = Guard(LocalSource("it"), "TUPLE_ITERATOR_LEN", 2)
+    tree = native([guard], {"it": iter((1, 2))})
+    assert "LAMBDA_GUARD" in leaves(tree.root)
+    assert tree.probe({"it": iter((7, 8))}) and not tree.probe({"it": iter((1, 2, 3))})
+    assert not tree.probe({"it": 5})
+    assert tree.failing_parts({"it": iter(())}) == ["___tuple_iterator_len(L['it']) == 2"]
+
+
+def test_a_value_the_native_leaf_refuses_gets_the_python_test_of_its_kind():
+    for source, kind, expected, now, other in (
+            (LocalSource("s"), "LENGTH_CHECK", 2, {1, 2}, {1, 2, 3}),  # torch checks lengths of dicts and sequences
+            (LocalSource("d"), "DICT_CONTAINS", ("k", True), type("D", (dict,), {})(k=1), {}),  # not an exact dict
+    ):
+        guard = Guard(source, kind, expected)
+        name = source.local_name
+        tree = native([guard], {name: now})
+        assert "LAMBDA_GUARD" in leaves(tree.root), kind
+        assert tree.probe({name: now}) and not tree.probe({name: other}), kind
+        assert tree.failing_parts({name: other}) == [guard.expr]
+
+
+def test_a_root_torch_cannot_reach_is_checked_by_python_with_everything_under_it():
+    gone = LocalSource("gone")  # not a local of the frame's code: torch has no accessor for it
+    guards = [Guard(gone, "TYPE_MATCH", dict), Guard(GetItemSource(gone, "k"), "EQUALS_MATCH", 3),
+              Guard(AttrSource(GetItemSource(gone, "o"), "real"), "EQUALS_MATCH", 4)]
+    tree = native(guards, {"gone": {"k": 3, "o": 4}})
+    assert leaves(tree.root) == ["LAMBDA_GUARD"]
+    assert tree.probe({"gone": {"k": 3, "o": 4}})
+    assert not tree.probe({"gone": {"k": 2, "o": 4}}) and not tree.probe({"gone": {"k": 3, "o": 5}})
+    assert not tree.probe({"gone": [3]}) and not tree.probe({})  # a check raising or a value gone: it fails
+    assert tree.failing_parts({"gone": {"k": 3, "o": 5}}) == [g.expr for g in guards]
+
+
+def test_a_relation_over_a_source_torch_cannot_reach_is_checked_by_python():
+    x = torch.ones(2)
+    pair = SourceGroup((LocalSource("x"), LocalSource("gone")))
+    guard = Guard(pair, "DUPLICATE_INPUT", ("L['x']", "L['gone']"))
+    tree = native([guard], {"x": x, "gone": x})
+    assert leaves(tree.root) == ["LAMBDA_GUARD"]
+    assert tree.probe({"x": x, "gone": x}) and not tree.probe({"x": x, "gone": torch.ones(2)})
+    assert not tree.probe({"x": x})  # a member gone: the relation cannot hold
+    assert tree.failing_parts({"x": x, "gone": x.clone()}) == [guard.expr]
+    distinct = SourceGroup((LocalSource("x"), LocalSource("y")))
+    reachable = native([Guard(distinct, "NO_TENSOR_ALIASING", ("L['x']", "L['y']"))], {"x": x, "y": torch.ones(2)})
+    assert "LAMBDA_GUARD" not in leaves(reachable.root)  # both reachable: torch's own relational guard
+    assert reachable.probe({"x": x, "y": torch.ones(2)}) and not reachable.probe({"x": x, "y": x})
+
+
+def test_globals_and_a_global_gone_at_build_time():
+    f_globals = {"cfg": 3}
+    guard = Guard(GlobalSource("cfg"), "EQUALS_MATCH", 3)
+    tree = native([guard], {}, f_globals)
+    assert tree.probe({})
+    f_globals["cfg"] = 4
+    assert not tree.probe({}) and tree.failing_parts({}) == [guard.expr]
+    missing = native([Guard(GlobalSource("nope"), "EQUALS_MATCH", 1)], {}, {})  # read fails while building
+    assert not missing.probe({})
+    f_globals = {"other": 1}
+    later = native([Guard(GlobalSource("nope"), "EQUALS_MATCH", 1)], {}, f_globals)
+    assert not later.probe({})  # torch's item accessor built over a missing key would pass here
+    f_globals["nope"] = 2
+    assert not later.probe({})
+    f_globals["nope"] = 1
+    assert later.probe({})

@@ -1,0 +1,83 @@
+"""Tracing a function into a graph of its own, for the operations that run it later or elsewhere.
+
+A backward hook runs in backward, a checkpointed function again in backward: neither can be traced
+in line into the main graph.  Its body is traced into a separate `torch.fx.Graph`; what it reads
+from the main graph (a parameter, a tensor computed earlier) becomes an input of the body, lifted
+as Dynamo lifts a body's free variables, and the main graph calls the body through a higher-order
+op.  Such a body must not change anything the trace tracks: it would run its side effects at
+another time than the program does.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..exc import Unsupported
+
+
+def trace_body(tx, body: torch.fx.Graph, fn, args: list, kwargs: dict, what: str):
+    """fn(*args, **kwargs) traced into `body`, whose placeholders the caller made (`args` are trackers
+    pointing at them, or values the body bakes in): fn's result, realized."""
+    output = tx.output
+    effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
+    with output.tracing_into(body):
+        result = fn.realize().call_function(tx, args, kwargs).realize()
+    if not _still(effects, _side_effect_state(output.side_effects)) or _frame_state(tx) != frames:
+        raise Unsupported(f"{what} with side effects (it would run them later, not now)")
+    return result
+
+
+def tensor_node(tracker):
+    """The graph node of a tensor tracker, or None (this module is below tensor.py: no isinstance)."""
+    node = getattr(tracker, "node", None)
+    return node if isinstance(node, torch.fx.Node) and isinstance(node.meta.get("example_value"), torch.Tensor) \
+        else None
+
+
+def lift_outer_nodes(body: torch.fx.Graph, after: torch.fx.Node | None) -> list:
+    """Nodes of the outer graph the body reads become its inputs, after its own placeholders
+    (Dynamo's freevars); returns those outer nodes, in the order of the new inputs."""
+    lifted: dict = {}
+    for node in list(body.nodes):
+        for used in list(node.all_input_nodes):
+            if used.graph is body:
+                continue
+            if used not in lifted:
+                if after is None:
+                    with body.inserting_before(next(iter(body.nodes), None)):
+                        after = lifted[used] = body.placeholder(f"lifted_{len(lifted)}")
+                else:
+                    with body.inserting_after(after):
+                        after = lifted[used] = body.placeholder(f"lifted_{len(lifted)}")
+                after.meta["example_value"] = used.meta.get("example_value")
+            node.replace_input_with(used, lifted[used])
+    return list(lifted)
+
+
+# what a mutation changes in the side-effects record (the others cache what reads met: real cells, containers)
+_MUTATIONS = ("attrs", "containers", "globals", "assigned_cells", "dict_items", "hooks")
+
+
+def _side_effect_state(side_effects) -> list:
+    """The mutations recorded, by identity, and the contents of the cells known so far: a body that
+    changes either has a side effect."""
+    cells = {cell_id: id(value) for cell_id, value in side_effects.cells.items()}
+    return [_shallow(getattr(side_effects, name)) for name in _MUTATIONS] + [cells]
+
+
+def _still(before: list, after: list) -> bool:
+    """No mutation since `before` (cells the body's own frames made do not count)."""
+    return before[:-1] == after[:-1] and all(after[-1].get(k) == v for k, v in before[-1].items())
+
+
+def _shallow(value):
+    if isinstance(value, dict):
+        return {k: (id(v) if not isinstance(v, dict) else _shallow(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [id(v) for v in value]
+    return frozenset(value) if isinstance(value, set) else value
+
+
+def _frame_state(tx) -> list:
+    """The identities of every live frame's stack and locals (a mutated container is swapped there)."""
+    return [([id(v) for v in frame.stack], {k: id(v) for k, v in frame.symbolic_locals.items()})
+            for frame in tx.inlining_stack()]
