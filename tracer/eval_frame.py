@@ -117,7 +117,8 @@ class CompiledFunction:
         if self.module is not None:
             fn = self.module.forward
             if skip_rules.code_reason(type(self.module).forward.__code__) is not None:
-                fn = _calling_inline(self.module)  # torch's own module (nn.Sequential): as Dynamo's wrap_inline
+                fn = _calling_inline(self.module, type(self.module).__qualname__)  # torch's own module
+                # (nn.Sequential): as Dynamo's wrap_inline
             else:
                 self.hooks_outside = True
         self.bound_self = None
@@ -128,13 +129,14 @@ class CompiledFunction:
             fn = fn.func
         if isinstance(fn, types.MethodType):
             self.bound_self, fn = fn.__self__, fn.__func__
-        if not isinstance(fn, types.FunctionType):
-            raise UserError(f"tracer.compile() needs a Python function with bytecode; "
-                            f"{fn!r} is a {type(fn).__name__} (a builtin or C function has none)")
+        if not _has_plain_code(fn):
+            # a builtin, a class, a generator or coroutine function: a frame that calls it is compiled, as
+            # torch.compile does (torch.sin is then a graph; a generator's own frame is left alone)
+            target = fn if self.bound_self is None else types.MethodType(fn, self.bound_self)
+            self.bound_self = None
+            fn = _calling_inline(target, getattr(fn, "__qualname__", type(fn).__qualname__))
         if not isinstance(cache_size_limit, int) or cache_size_limit < 1:
             raise UserError(f"cache_size_limit must be a positive int, got {cache_size_limit!r}")
-        if fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-            raise UserError(f"{fn.__qualname__} is a generator or coroutine; only plain functions compile")
         self.fn = fn
         self.code = fn.__code__
         self.backend = resolve_backend(backend)
@@ -427,15 +429,21 @@ class CompiledFunction:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
 
 
-def _calling_inline(fn: torch.nn.Module):
-    """A frame that calls a module whose forward is torch's, so the trace enters nn.Module.__call__ and
-    inlines it, hooks and all (a frame of torch's own is never compiled), as Dynamo's wrap_inline (whose
-    free variable is `fn` too: the graph inputs are L_fn_...)."""
+def _has_plain_code(fn) -> bool:
+    """A Python function whose own frame a trace can start in (not a generator or coroutine's)."""
+    flags = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+    return isinstance(fn, types.FunctionType) and not fn.__code__.co_flags & flags
+
+
+def _calling_inline(fn, name: str):
+    """A frame that calls `fn`, compiled in its place, as Dynamo's wrap_inline (whose free variable is
+    `fn` too: the graph inputs are L_fn_...): a module whose forward is torch's (the trace enters
+    nn.Module.__call__ and inlines it, hooks and all; a frame of torch's own is never compiled), a
+    builtin, a class, a generator function."""
     def forward(*args, **kwargs):
         return fn(*args, **kwargs)
 
     # a file of its own (frames of Standin's files are never compiled), its source known to linecache
-    name = type(fn).__qualname__
     filename = f"<compiled {name}>"
     source = f"def forward(*args, **kwargs):  # torch.compile({name}(...))\n    return fn(*args, **kwargs)\n"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)

@@ -37,7 +37,9 @@ def namedtuple_with_defaults_replace_and_unpacking(a, b):
     p = Pair(a)
     q = p._replace(x=b)
     x, y = q
-    return p.x * p.y, q.x, p._fields, x * y, Pair._fields
+    d = q._asdict()
+    d["x"] = d["x"] + 1
+    return p.x * p.y, q.x, p._fields, x * y, Pair._fields, d, list(d)
 
 
 @case(CASES, call(T(3), T(3)), compiles="C", fullgraph=True)

@@ -216,6 +216,9 @@ class NamedTupleVariable(TupleVariable):
     def call_method(self, tx, name, args, kwargs):
         if name == "_replace" and not args and hasattr(self.tuple_cls, "_make"):
             return self._replaced(kwargs)
+        if name == "_asdict" and not args and not kwargs and hasattr(self.tuple_cls, "_asdict"):
+            from .dicts import ConstDictVariable  # cycle: .dicts -> .lists
+            return ConstDictVariable(dict(zip(tuple_fields(self.tuple_cls), self.items)))  # a new dict
         return super().call_method(tx, name, args, kwargs)
 
     def _replaced(self, changes: dict):
