@@ -115,6 +115,10 @@ EQUIVALENT: dict[str, str] = {
     "tracer.resume.x_with_blocks_around__mutmut_26": "return for break where a with-block's handler has no "
         "cleanup row: CPython 3.11 always covers that handler with one (it restores the exception state), "
         "so the branch never runs and the loop ends at its while test",
+    # ---- guards.kinds (mutate4) ----
+    "tracer.guards.kinds.x__tensor_actual__mutmut_1": "None for '' as the source name: tensor_mismatch only tests "
+        "it for truth (an unnamed tensor either way)",
+    # ---- end guards.kinds ----
     # ---- codegen (mutate4) ----
     "tracer.codegen.xǁPyCodegenǁ_staged__mutmut_5": "the staged cell value's temp prefix upper-cased: still "
         "`___`-named (apart from user locals), and its count makes it unique among the temps",
@@ -131,6 +135,13 @@ EQUIVALENT: dict[str, str] = {
         "staged too. Such a cell still holds what the trace read from it, so staging stores the same object back; "
         "an argument's unread cell is skipped by the rule after it, and one never read has no content to stage "
         "(no test tells them apart: an unread free variable gains no guard either, checked by hand)",
+    "tracer.codegen.xǁPyCodegenǁstage_side_effects__mutmut_[45]": "an attribute set on an object made in the "
+        "trace replayed too: the object is rebuilt with its attributes already (_new_object, through __new__, "
+        "no __init__), so the replay stores the same value on it again",
+    "tracer.codegen.xǁPyCodegenǁstage_side_effects__mutmut_19": "the replayed effect's temp prefix upper-cased: "
+        "still `___`-named, and its count makes it unique",
+    "tracer.codegen.xǁPyCodegenǁ_cell__mutmut_30": "a rebuilt cell's temp prefix upper-cased: still `___`-named, "
+        "and its count makes it unique",
     # ---- end codegen ----
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "
@@ -154,6 +165,22 @@ EQUIVALENT: dict[str, str] = {
     "tracer.debug.breakpoints.x__opcode__mutmut_10": "'_' replaced by 'XXXX' before isalnum: the rest "
         "is alphanumeric either way, and a text of underscores only has no cased letter, so isupper "
         "refuses it in both",
+    "tracer.debug.navigation.xǁNavigatorǁ_scan__mutmut_13": "step >= 0 for step > 0 at the end of a scan: "
+        "every move scans with a step of 1 or -1, never 0",
+    "tracer.debug.navigation.xǁNavigatorǁ_hits_breakpoint__mutmut_1": "stop = None for False: its only "
+        "reader, _scan, tests the answer for truth, and None is as false",
+    # ---- tracer/guards/native.py (mutate5) ----
+    "tracer.guards.native.xǁNativeGuardsǁ_frame_leaf__mutmut_6": "a shape guard that raises passes instead "
+        "of failing: it raises only when an input it sizes is no tensor, and then that input's own "
+        "TENSOR_MATCH in the same tree fails, so the tree's answer is the same",
+    "tracer.guards.native.x__python_accessor__mutmut_1[12]": "the file name of the accessor's compiled "
+        "lambda: nothing reads it (torch catches the accessor's exceptions, no traceback shows it)",
+    "tracer.guards.native.x__python_accessor__mutmut_19": "__builtins__ misspelt in the accessor's "
+        "namespace, so eval adds the real builtins: the accessor's expression names only "
+        "SOURCE_NAMESPACE's helpers, never a builtin",
+    "tracer.guards.native.x__python_accessor__mutmut_20": "the same as _19 (__BUILTINS__)",
+    "tracer.guards.native.x__python_leaf__mutmut_5": "the value handed to a kind that does not read its "
+        "source: the only such kind, GLOBAL_STATE, tests process state and never reads its argument",
 }
 
 # What each of mutmut's exit statuses means for the score.

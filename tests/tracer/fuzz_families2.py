@@ -316,8 +316,9 @@ def _sizes(w: Writer, seed: int) -> FamilyProgram:
         if use == "t = t[:k]":  # keep t's shape: a slice is only added
             use = "t = t + t[:k].sum()"
         body += use.splitlines()
-    if w.rng.random() < 0.2:
-        body.insert(w.rng.randint(2, len(body)), w.choice(BREAKS).format(k="s0", t="t"))
+    if w.rng.random() < 0.2:  # a break between statements, never into an if's block
+        spots = [i for i in range(2, len(body) + 1) if not body[i - 1].startswith("if ")]
+        body.insert(w.choice(spots), w.choice(BREAKS).format(k="s0", t="t"))
     body.append(w.choice(["return t", "return t, k, f, b", "return t.sum(), k", "return {'t': t, 'f': f}"]))
     cols = w.choice([3, 4, None])
     sizes = w.rng.sample([2, 3, 4, 5, 6, 8], 4)

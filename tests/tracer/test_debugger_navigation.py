@@ -206,3 +206,11 @@ def test_every_move_over_short_calls_lands_where_a_scan_says():
             nav.goto(start)
             backwards = move in (nav.step_back_over, nav.step_back_out)
             assert move() == (landing if landing is not None else 0 if backwards else last), (start, move.__name__)
+
+
+def test_a_breakpoint_short_of_its_hit_count_does_not_keep_the_next_one_from_stopping(timeline):
+    binary_ops = [s.step for s in timeline.snapshots if s.frame.opname == "BINARY_OP"]
+    waiting, plain = OpcodeBreakpoint("BINARY_OP", hit_count=2), OpcodeBreakpoint("BINARY_OP")
+    nav = Navigator(timeline, [waiting, plain])
+    assert nav.continue_() == binary_ops[0] and (waiting.hits, plain.hits) == (1, 1)
+    assert nav.continue_() == binary_ops[1] and (waiting.hits, plain.hits) == (2, 2)

@@ -390,6 +390,9 @@ def test_no_tensor_aliasing_holds_while_the_tensors_are_distinct():
                   ("L['x']", "L['y']", "L['z']"))
     assert actual_text(three, (a, b, a)) == "Duplicate tensors found: [L['x'], L['z']]"
     assert actual_text(three, (a, a, a)) == "Duplicate tensors found: [L['x'], L['y'], L['z']]"
+    four = Guard(SourceGroup(tuple(LocalSource(n) for n in "xyzw")), "NO_TENSOR_ALIASING",
+                 ("L['x']", "L['y']", "L['z']", "L['w']"))
+    assert actual_text(four, (a, b, a, b)) == "Duplicate tensors found: [L['x'], L['z']], [L['y'], L['w']]"
 
 
 # ---- global state, shapes -----------------------------------------------------------------------

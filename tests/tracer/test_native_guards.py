@@ -4,6 +4,8 @@ a root torch cannot reach (its subtree as one Python check), relations over such
 exactly when the guard holds, fail when reading raises, and name the guard when it fails."""
 import torch
 
+import tracer
+
 from tracer.guards.kinds import Guard
 from tracer.guards.native import NativeGuards
 from tracer.source import (AttrSource, DictValueSource, GetItemSource, GlobalSource, IterItemSource, LocalSource,
@@ -102,3 +104,45 @@ def test_globals_and_a_global_gone_at_build_time():
     assert not later.probe({})
     f_globals["nope"] = 1
     assert later.probe({})
+
+
+def test_a_relation_over_a_global_and_an_unreachable_source_reads_the_frames_globals():
+    x = torch.ones(2)
+    f_globals = {"g": x}
+    pair = SourceGroup((GlobalSource("g"), LocalSource("gone")))
+    tree = native([Guard(pair, "DUPLICATE_INPUT", ("G['g']", "L['gone']"))], {"gone": x}, f_globals)
+    assert tree.probe({"gone": x}) and not tree.probe({"gone": x.clone()})
+    f_globals["g"] = x.clone()
+    assert not tree.probe({"gone": x})
+
+
+def sized(x):
+    if x.shape[0] > 2:
+        return x * 2
+    return x - 1
+
+
+def test_a_shape_guard_over_the_frame_holds_for_the_sizes_it_allows():
+    opt = tracer.compile(sized, dynamic=True)
+    opt(torch.ones(4))
+    guards = opt.cache_entries[0].guards
+    assert any(g.kind == "SHAPE_ENV" for g in guards) and guards.native is not None
+    assert guards.native.probe({"x": torch.ones(7)}) and not guards.native.probe({"x": torch.ones(2)})
+    assert not guards.native.probe({"x": 3})
+
+
+W = torch.ones(5)
+
+
+def sized_by_a_global(x):
+    if W.shape[0] > x.shape[0]:
+        return x * 2
+    return x - 1
+
+
+def test_a_shape_guard_over_a_global_tensor_reads_the_frames_globals():
+    opt = tracer.compile(sized_by_a_global, dynamic=True)
+    opt(torch.ones(3))
+    guards = opt.cache_entries[0].guards
+    assert any(g.kind == "SHAPE_ENV" and "G['W']" in g.expr for g in guards), [g.expr for g in guards]
+    assert guards.native.probe({"x": torch.ones(4)}) and not guards.native.probe({"x": torch.ones(6)})

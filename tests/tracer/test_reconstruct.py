@@ -434,10 +434,24 @@ def returns_new_objects_and_a_changed_cell(x):
     return items, table, box, bump, k
 
 
-@pytest.mark.parametrize("prefix", ["___cellvalue", "___obj"])
-def test_the_rewritten_codes_own_locals_are_named_apart_from_the_users(prefix):
-    """Temps, staged cell values and rebuilt objects are `___`-named: no user local can be overwritten."""
-    fn = returns_new_objects_and_a_changed_cell
+EFFECTS_SEEN = []
+
+
+def sets_on_a_new_object_then_mutates_outside(x):
+    box = Box(x)
+    box.extra = 1
+    EFFECTS_SEEN.append(2)
+    return x + 1
+
+
+@pytest.mark.parametrize("fn, prefix", [(returns_new_objects_and_a_changed_cell, "___cellvalue"),
+                                        (returns_new_objects_and_a_changed_cell, "___obj"),
+                                        (sets_on_a_new_object_then_mutates_outside, "___effect"),
+                                        (makes_a_counter, "___cell")],
+                         ids=["cell", "object", "effect", "new_cell"])
+def test_the_rewritten_codes_own_locals_are_named_apart_from_the_users(fn, prefix):
+    """Temps, staged cell values, rebuilt objects and replayed effects are `___`-named: no user local
+    can be overwritten."""
     opt = tracer.compile(fn)
     opt(torch.zeros(2))
     code = opt.cache_entries[0].code
@@ -542,3 +556,78 @@ def test_a_function_with_keyword_only_defaults_runs_the_frame_eagerly_named():
     assert opt.cache_entries[-1].eager_reason == "rebuilding the function " \
         "returns_a_function_with_keyword_only_defaults.<locals>.scale with keyword-only defaults"
     assert scale(3) == 6 and scale.__kwdefaults__ == {"k": 2}
+
+
+def make_counter():
+    k = 0
+
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+    return bump
+
+
+BUMP = make_counter()
+
+
+def calls_an_outside_closure(x):
+    return x + BUMP()
+
+
+def test_a_cell_of_an_outside_closure_written_in_the_trace_holds_the_new_value():
+    BUMP.__closure__[0].cell_contents = 0
+    y = compiled(calls_an_outside_closure)(torch.zeros(2))
+    assert torch.equal(y, torch.ones(2)) and BUMP.__closure__[0].cell_contents == 1
+    assert BUMP() == 2  # the real cell, written after the graph
+
+
+def drops_a_closure_over_an_argument(x, n):
+    def add(t):
+        return t + n
+    return x * 2
+
+
+def test_an_argument_cell_the_trace_never_reads_is_not_guarded_as_in_dynamo():
+    """The cell of `n` already holds the argument: staging it again would guard it, and a new `n` would
+    compile the first frame again where Dynamo does not."""
+    compiles = {"tracer": [], "dynamo": []}
+
+    def backend(name):
+        def count(gm, example_inputs):
+            compiles[name].append(len(gm.graph.nodes))
+            return gm.forward
+        return count
+    torch._dynamo.reset()
+    fn = drops_a_closure_over_an_argument
+    ours = tracer.compile(fn, backend=backend("tracer"))
+    theirs = torch.compile(fn, backend=backend("dynamo"), dynamic=False)
+    for n in (1, 2, 3):
+        want = fn(torch.ones(2), n)
+        for opt in (ours, theirs):
+            assert torch.equal(opt(torch.ones(2), n), want)
+    assert len(compiles["tracer"]) == len(compiles["dynamo"]) == 1, compiles
+    torch._dynamo.reset()
+
+
+def test_an_outside_mutation_after_an_attribute_set_on_a_new_object_is_replayed():
+    EFFECTS_SEEN.clear()
+    y = compiled(sets_on_a_new_object_then_mutates_outside)(torch.zeros(2))
+    assert torch.equal(y, torch.ones(2)) and EFFECTS_SEEN == [2]
+
+
+def halved(grad):
+    return grad / 2
+
+
+def two_input_hooks_one_handle_returned(x):
+    handle = x.register_hook(tripled)
+    x.register_hook(halved)
+    return (x * 2).sum(), handle
+
+
+def test_a_second_input_hook_is_registered_after_one_whose_handle_was_rebuilt():
+    x = torch.ones(3, requires_grad=True)
+    loss, handle = compiled(two_input_hooks_one_handle_returned)(x)
+    loss.backward()
+    assert x.grad.tolist() == [3.0] * 3 and len(x._backward_hooks) == 2  # 2 * 3 / 2: both, once each
