@@ -232,9 +232,13 @@ def _build_mapping_or_iterator(tx, value, source: Source):
                    if is_constant_value(key)}
         keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(entries))
         return ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source, keys_guard=keys_guard)
+    if type(value) is set and all(is_constant_value(item) for item in value):
+        guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
+        items = tuple(ConstantVariable(item) for item in value)
+        return tx.output.side_effects.track_container(value, SetVariable(items, source=source))
     if type(value) is set and all(_equal_only_to_itself(item) for item in value):
-        # as Dynamo: the type and length, then each item where the trace reads it, by its position
-        # in the set's iteration order (a set that iterates otherwise recompiles)
+        # functions or classes among the items: as Dynamo, the type and length, then each item where
+        # the trace reads it, by its position in the set's iteration order (another order recompiles)
         guard(source, "TYPE_MATCH", set)
         guard(source, "LENGTH_CHECK", len(value))
         items = tuple(build_lazy(tx, item, SetItemSource(source, i)) for i, item in enumerate(value))

@@ -7,6 +7,7 @@ few arguments crashed the tracer (IndexError), with too many it ran anyway (`d.c
 comparisons of key and item views broke the graph.
 """
 import collections
+import functools
 
 
 from differential import T, call, case, parametrize
@@ -97,6 +98,18 @@ def dicts_with_different_keys_are_unequal_whatever_their_tensors(x):
 @case(CASES, call(T(3)), call(T(3)), compiles="C.")
 def a_builtin_method_has_a_name(x):
     return x + 1, dict.fromkeys.__name__, len.__name__, dict.__name__
+
+
+def _add(a, b):
+    return a + b
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def a_partial_made_in_the_trace_is_a_key_by_identity(x):
+    one, other = functools.partial(_add, b=1), functools.partial(_add, b=1)
+    table = {one: 5}
+    table[other] = 7  # equal parts, another object: another key
+    return x * table[one] + table[other], len(table), one in {one}, other in {one}
 
 
 test_dict_methods = parametrize(CASES)

@@ -61,6 +61,30 @@ def with_traceback_none_gives_the_same_exception(x):
     return x + int(same)
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def frozenset_methods_given_bad_arguments_raise_type_error(x):
+    p = frozenset("abc")
+    raised = []
+    for bad in (lambda: p.copy(1), lambda: p.issubset(), lambda: p.union(1), lambda: p.isdisjoint([[]])):
+        try:
+            bad()
+            raised.append(False)
+        except TypeError:
+            raised.append(True)
+    return x + sum(raised), raised
+
+
+class _Box:
+    def size(self):
+        return 1
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def a_bound_method_of_a_user_object_has_its_function_names(x):
+    method = _Box().size
+    return x + method(), method.__name__
+
+
 HOOKS = {torch.sin, torch._C._set_grad_enabled, "name"}
 
 

@@ -108,10 +108,12 @@ class ConstantVariable(VariableTracker):
                 if op is not None:
                     return apply_operator(tx, op, [self, args[0]])
             raise Unsupported(f"{type(self.value).__name__}.{name}() with non-constant arguments")
-        result = getattr(self.value, name)(
-            *[a.as_python_constant() for a in args],
-            **{k: v.as_python_constant() for k, v in kwargs.items()},
-        )
+        try:
+            result = getattr(self.value, name)(*[a.as_python_constant() for a in args],
+                                               **{k: v.as_python_constant() for k, v in kwargs.items()})
+        except Exception as error:  # frozenset("ab").copy(1), "a".join(3): the program's exception
+            raise observed(error, f"{type(self.value).__name__}.{name}() raised {type(error).__name__}: {error}") \
+                from error
         return VariableTracker.build(tx, result)
 
     def has_unpack_var_sequence(self, tx) -> bool:

@@ -274,6 +274,8 @@ class ObjectKey:
 
 def _hashed_by_identity(item) -> bool:
     from .misc import UserDefinedObjectVariable  # cycle: .misc -> .lists
+    if getattr(item, "hashed_by_identity", False):  # a tracker whose objects have only object's __hash__/__eq__
+        return True
     if not isinstance(item, UserDefinedObjectVariable):
         return False
     cls = item.python_type()

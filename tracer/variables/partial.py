@@ -10,12 +10,15 @@ same object (partial has no `__eq__`).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+import itertools
+from dataclasses import dataclass, field, replace
 
 from ..exc import observed
 from .base import VariableTracker
 from .dicts import ConstDictVariable
 from .lists import TupleVariable
+
+_partial_ids = itertools.count()
 
 # What a partial object has besides its three parts (dir(functools.partial(f))).
 _PARTIAL_ATTRIBUTES = frozenset(name for name in dir(functools.partial(print)))
@@ -27,6 +30,17 @@ class FunctoolsPartialVariable(VariableTracker):
     args: tuple = ()
     keywords: dict = field(default_factory=dict)
     flattens: bool = True  # False for a partial from outside with an instance __dict__ (CPython keeps it)
+
+    partial_id: int = field(default_factory=lambda: next(_partial_ids))  # kept by every new version
+
+    @property
+    def hashed_by_identity(self) -> bool:
+        """partial has no __hash__ or __eq__ of its own: one made in the trace is a dict key or set
+        item by its identity (one from outside is refused: two trackers could stand for it)."""
+        return self.source is None
+
+    def identity(self):
+        return ("partial", self.partial_id)
 
     @classmethod
     def make(cls, func: VariableTracker, args, keywords: dict) -> "FunctoolsPartialVariable":
@@ -67,9 +81,8 @@ class FunctoolsPartialVariable(VariableTracker):
                 *((f"keywords[{k!r}]", v) for k, v in self.keywords.items())]
 
     def replace_children(self, swap):
-        return FunctoolsPartialVariable(swap(self.func), tuple(swap(a) for a in self.args),
-                                        {k: swap(v) for k, v in self.keywords.items()}, self.flattens,
-                                        source=self.source)
+        return replace(self, func=swap(self.func), args=tuple(swap(a) for a in self.args),
+                       keywords={k: swap(v) for k, v in self.keywords.items()})
 
     def short_repr(self) -> str:
         return f"partial({self.func.short_repr()}, ...)"

@@ -228,5 +228,16 @@ class UserMethodVariable(VariableTracker):
     def children(self):
         return [("self", self.obj)]
 
+    def var_getattr(self, tx, name):
+        """A bound method's names are its function's (unittest's assertRaises reads `__name__`);
+        `__self__` is the object, `__func__` the function."""
+        if name in ("__name__", "__qualname__", "__code__"):
+            return self.fn.var_getattr(tx, name)
+        if name == "__self__":
+            return self.obj
+        if name == "__func__":
+            return self.fn
+        return super().var_getattr(tx, name)
+
     def short_repr(self) -> str:
         return f"method {self.fn.qualname} of {self.obj.short_repr()}"
