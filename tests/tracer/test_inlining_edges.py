@@ -45,14 +45,6 @@ def test_a_generator_consumed_in_the_trace_is_inlined_whole():
     assert len(graphs) == 1 and eager_reasons(opt) == []
 
 
-def test_compiling_a_generator_function_is_a_clear_error():
-    def gen(x):
-        yield x
-
-    with pytest.raises(tracer.UserError, match="generator"):
-        tracer.compile(gen)
-
-
 class Meta(type):
     def __getattr__(cls, name):
         return 42
