@@ -460,17 +460,39 @@ def _defaults_of(fn) -> tuple:
 _observers: list = []
 
 
-def compile(fn=None, *, backend="eager", fullgraph=False, dynamic=None, cache_size_limit=8):
+# torch.compile's modes (torch 2.13): Inductor's settings, which a backend given here does not read
+TORCH_COMPILE_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def compile(fn=None, *, backend="eager", fullgraph=False, dynamic=None, cache_size_limit=8, mode=None,
+            options=None, disable=False):
     """Like torch.compile(fn, backend=..., dynamic=...); also usable as a decorator.
 
     dynamic=None (the default, as torch's) is automatic dynamic: static first, and a size or int
     argument that changes between compiles is symbolic from then on; True: symbolic from the
-    start; False: always static.
+    start; False: always static.  mode= and options= are Inductor's: checked as torch checks them,
+    then ignored with a warning, as torch's eager backend ignores them; disable=True returns fn.
     """
     check_dynamic(dynamic)
+    _check_inductor_settings(mode, options)
+    if disable:
+        return fn if fn is not None else (lambda f: f)
     if fn is None:
         return lambda f: CompiledFunction(f, backend, fullgraph, cache_size_limit, dynamic=dynamic)
     return CompiledFunction(fn, backend, fullgraph, cache_size_limit, dynamic=dynamic)
+
+
+def _check_inductor_settings(mode, options) -> None:
+    if mode is not None and mode not in TORCH_COMPILE_MODES:
+        raise UserError(f"Unrecognized mode={mode}, should be one of: {', '.join(TORCH_COMPILE_MODES)}")
+    if mode is not None and options is not None:
+        raise UserError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if options is not None and not isinstance(options, dict):
+        raise UserError(f"options must be a dict of Inductor settings, got {type(options).__name__}")
+    given = {name: value for name, value in (("mode", mode), ("options", options)) if value is not None}
+    if given:
+        warnings.warn(f"tracer.compile ignores {given}: they are Inductor's settings, and Standin's backends "
+                      "do not read them", stacklevel=3)
 
 
 def _on_frame(root: CompiledFunction, frame) -> frame_hook.FrameReturn:

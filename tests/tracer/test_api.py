@@ -255,3 +255,23 @@ def test_internal_errors_fall_back_to_eager_with_a_warning(monkeypatch):
     opt = tracer.compile(lambda x: x + 1)
     with pytest.warns(tracer.InternalTracerWarning, match="engine bug"):
         torch.testing.assert_close(opt(torch.ones(2)), torch.ones(2) + 1)
+
+
+def test_inductor_settings_are_checked_as_torch_checks_them_then_ignored():
+    with pytest.warns(UserWarning, match="ignores {'mode': 'reduce-overhead'}"):
+        opt = tracer.compile(lambda x: x + 1, mode="reduce-overhead")
+    torch.testing.assert_close(opt(torch.ones(2)), torch.full((2,), 2.0))
+    with pytest.warns(UserWarning, match="ignores {'options'"):
+        tracer.compile(lambda x: x, options={"triton.cudagraphs": False})
+    with pytest.raises(tracer.UserError, match="Unrecognized mode=fast, should be one of: default, lite"):
+        tracer.compile(lambda x: x, mode="fast")
+    with pytest.raises(tracer.UserError, match="Either mode or options can be specified"):
+        tracer.compile(lambda x: x, mode="default", options={})
+
+
+def test_disable_returns_the_function_itself():
+    def fn(x):
+        return x * 2
+
+    assert tracer.compile(fn, disable=True) is fn
+    assert tracer.compile(disable=True)(fn) is fn
