@@ -18,7 +18,7 @@ from torch.utils.checkpoint import noop_context_fn
 
 from ..exc import Unsupported
 from .lists import ListVariable, TupleVariable
-from .subgraph import lift_outer_nodes, tensor_node, trace_body
+from .subgraph import add_call_node, lift_outer_nodes, tensor_node, trace_body
 
 
 def call_checkpoint(tx, args, kwargs):
@@ -37,9 +37,9 @@ def call_checkpoint(tx, args, kwargs):
     name = output.install_subgraph("wrap_body", torch.fx.GraphModule(torch.nn.Module(), body))
     body_node = output.graph.create_node("get_attr", name, (), {})
     results = _flat_tensors(result)
-    call = _new_node(tx, tag_activation_checkpoint, (body_node, *inputs), options,
+    call = add_call_node(tx, tag_activation_checkpoint, (body_node, *inputs), options,
                      tuple(t.example for t in results))
-    items = [replace(t, node=_new_node(tx, operator.getitem, (call, i), {}, t.example), source=None)
+    items = [replace(t, node=add_call_node(tx, operator.getitem, (call, i), {}, t.example), source=None)
              for i, t in enumerate(results)]
     return _rebuilt(result, iter(items))
 
@@ -83,13 +83,3 @@ def _rebuilt(result, items):
     if tensor_node(result) is not None:
         return next(items)
     return type(result)(tuple(_rebuilt(item.realize(), items) for item in result.items))
-
-
-def _new_node(tx, target, args: tuple, kwargs: dict, example):
-    output = tx.output
-    node = output.graph.create_node("call_function", target, args, kwargs)
-    node.meta["example_value"] = example
-    node.meta["stack_trace"] = tx.stack_trace_text()
-    if output.on_node is not None:
-        output.on_node(node)
-    return node

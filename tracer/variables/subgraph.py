@@ -26,6 +26,18 @@ def trace_body(tx, body: torch.fx.Graph, fn, args: list, kwargs: dict, what: str
     return result
 
 
+def add_call_node(tx, target, args: tuple, kwargs: dict, example) -> torch.fx.Node:
+    """A call the main graph makes of a higher-order op (or an item of its result), its fake result
+    given rather than computed: running the op on fakes would run the body again."""
+    output = tx.output
+    node = output.graph.create_node("call_function", target, args, kwargs)
+    node.meta["example_value"] = example
+    node.meta["stack_trace"] = tx.stack_trace_text()
+    if output.on_node is not None:
+        output.on_node(node)
+    return node
+
+
 def tensor_node(tracker):
     """The graph node of a tensor tracker, or None (this module is below tensor.py: no isinstance)."""
     node = getattr(tracker, "node", None)

@@ -16,7 +16,7 @@ from torch._higher_order_ops.register_hook import register_hook_op
 from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
-from .subgraph import lift_outer_nodes, tensor_node, trace_body
+from .subgraph import add_call_node, lift_outer_nodes, tensor_node, trace_body
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,11 +61,7 @@ def register_tensor_hook(tx, tensor, hook: VariableTracker,
     output = tx.output
     name = output.install_subgraph("hook_body", body)
     body_node = output.graph.create_node("get_attr", name, (), {})
-    hooked = output.graph.create_node("call_function", register_hook_op, (tensor.node, body_node, *lifted), {})
-    hooked.meta["example_value"] = tensor.example
-    hooked.meta["stack_trace"] = tx.stack_trace_text()
-    if output.on_node is not None:
-        output.on_node(hooked)
+    hooked = add_call_node(tx, register_hook_op, (tensor.node, body_node, *lifted), {}, tensor.example)
     tx.replace_tracker(tensor, replace(tensor, node=hooked))
     return RemovableHandleVariable()
 
