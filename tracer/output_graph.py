@@ -22,6 +22,8 @@ from torch.utils._pytree import tree_map
 from .exc import Unsupported
 from .guards import Guard, ShapeCheck, TensorMeta, global_state
 from .shapes import graph as shape_graph
+from .shapes.env import ShapeTracking
+from .shapes.policy import DataCapture
 from .side_effects import SideEffects
 from .source import (AttrSource, DictKeySource, FloatTensorSource, NumpyTensorSource, Source, SourceGroup,
                      TensorPropertySource)
@@ -42,9 +44,10 @@ class GraphInput:
 
 
 class OutputGraph:
-    def __init__(self, code_name: str = "forward", shapes=None):
+    def __init__(self, code_name: str = "forward", shapes=None, capture: DataCapture = DataCapture()):
         self.graph = torch.fx.Graph()
         self.shapes = shapes  # a ShapeTracking; None: every size is static (dynamic=False)
+        self.capture = capture  # whether .item() and data-dependent sizes become unbacked symbols
         self.fake_mode = shapes.fake_mode if shapes is not None else FakeTensorMode()
         if shapes is not None:
             shapes.current_tx = lambda: self.tx
@@ -186,6 +189,15 @@ class OutputGraph:
             on_node(node)
         return node
 
+    def data_dependent_shapes(self) -> ShapeTracking:
+        """The ShapeEnv that holds unbacked symbols: the trace's own, or (every size static so far) one
+        made now that the fake mode and its fakes share."""
+        if self.shapes is None:
+            self.shapes = ShapeTracking(False, None, capture=self.capture)
+            self.shapes.adopt(self.fake_mode)
+            self.shapes.current_tx = lambda: self.tx
+        return self.shapes
+
     def static_reason(self, source: Source, value) -> str | None:
         """Why a tensor stays static whatever `dynamic=` says (as in Dynamo), or None."""
         if isinstance(value, torch.nn.Parameter):
@@ -230,6 +242,8 @@ class OutputGraph:
                               f"{str(error).splitlines()[0] if str(error) else ''}") from error
         node = self.graph.create_node(op, target, proxy_args, proxy_kwargs)
         node.meta["example_value"] = example
+        if self.shapes is not None:
+            shape_graph.note_unbacked_bindings(node, self.shapes.env)
         if tx is not None:
             node.meta["stack_trace"] = tx.stack_trace_text()
         if self.on_node is not None:
@@ -321,7 +335,8 @@ class OutputGraph:
         """Dynamo's miniature DCE: drop unused getitems, size reads and symbolic arithmetic, unused
         placeholders (a symbol's only once nothing left uses it), and a grad-mode switch undone by
         the very next node.  Then the ShapeEnv's guards join the others."""
-        if self.bound_symbols:  # as Dynamo: sizes read from inputs become the symbols' placeholders
+        if self.bound_symbols or (self.shapes is not None and self.shapes.has_unbacked()):
+            # as Dynamo: sizes read from inputs become the symbols' placeholders; `u0 >= 0` is asserted
             shape_graph.reify_symbols(self.graph, self.shapes.env)
         for node in reversed(list(self.graph.nodes)):
             if not node.users and node.op == "call_function" and node.target is operator.getitem:

@@ -26,6 +26,7 @@ from .lists import ListVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, new_instance, python_slot
+from .scalars import check_polyfills
 from .sym import SymNodeVariable
 from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable, UserMethodVariable
@@ -199,7 +200,7 @@ def namedtuple_class(tx, args, kwargs):
 
 def _torch_polyfills() -> dict:
     return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
-            torch.utils.checkpoint.checkpoint: call_checkpoint}
+            torch.utils.checkpoint.checkpoint: call_checkpoint, **check_polyfills()}
 
 
 POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.namedtuple: namedtuple_class,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import Unsupported, UserError
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
@@ -64,7 +64,7 @@ class SymNodeVariable(VariableTracker):
                 return guard_scalar(self.value)
             with self.shapes.log.because(tx, why, self.kind()):
                 return guard_scalar(self.value)
-        except GuardOnDataDependentSymNode as error:
+        except GuardOnDataDependentSymNode as error:  # an unbacked symbol: a break (fullgraph: a UserError)
             raise Unsupported(f"{self.expr()} depends on tensor data: {str(error).splitlines()[0]}") from error
 
     def truth(self, tx) -> bool:
@@ -93,6 +93,17 @@ class SymNodeVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"{self.node.name}: {self.python_type().__name__} {self.expr()}"
+
+
+def data_dependent_error(error: Exception):
+    """Under fullgraph=True, a branch on an unbacked symbol is the user's to annotate, as in Dynamo: the
+    UserError to raise for `error`, or None when it is another kind of break."""
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode  # lazy: sympy (warmup.py)
+    if not isinstance(error.__cause__, GuardOnDataDependentSymNode):
+        return None
+    where = f"\n  at {error.location}" if getattr(error, "location", None) is not None else ""
+    return UserError(f"Consider annotating your code using torch._check*(). "
+                     f"{str(error.__cause__).splitlines()[0]}{where}")
 
 
 def sym_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
