@@ -33,7 +33,7 @@ from .shapes.policy import DataCapture
 from .source import LocalSource, Source
 from .symbolic_convert import InstructionTranslator
 from .trace_end import TraceEnd
-from .variables.sym import data_dependent_error
+from .variables.sym import fullgraph_error
 from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, ResumedGradMode, StateSwitchVariable,
                                     WithExitVariable)
 
@@ -119,10 +119,7 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             _notify(hook, "on_graph_break", str(error))
             if owner.fullgraph:
                 _notify(hook, "on_trace_end", f"error: {error.reason}", TraceEnd.ERROR)
-                user_error = data_dependent_error(error)
-                if user_error is not None:
-                    raise user_error from error
-                raise
+                raise fullgraph_error(error)
             if isinstance(error, ObservedException):  # as Dynamo: no graph; Python raises it for real
                 _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
                 return eager_entry(owner, compile_id, f"{error}\nno handler in the frame catches it: "

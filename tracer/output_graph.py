@@ -243,7 +243,7 @@ class OutputGraph:
         node = self.graph.create_node(op, target, proxy_args, proxy_kwargs)
         node.meta["example_value"] = example
         if self.shapes is not None:
-            shape_graph.note_unbacked_bindings(node, self.shapes.env)
+            self.shapes.note_unbacked_bindings(node)
         if tx is not None:
             node.meta["stack_trace"] = tx.stack_trace_text()
         if self.on_node is not None:

@@ -86,7 +86,8 @@ class ShapeTracking:
     capture: DataCapture = DataCapture()
 
     def __post_init__(self):
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv  # lazy: sympy (warmup.py)
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv, compute_unbacked_bindings  # lazy: sympy
+        self._unbacked_bindings = compute_unbacked_bindings
         self.env = ShapeEnv(allow_scalar_outputs=self.capture.scalars,
                             allow_dynamic_output_shape_ops=self.capture.output_shapes)
         self.fake_mode = FakeTensorMode(shape_env=self.env)
@@ -97,6 +98,13 @@ class ShapeTracking:
         data-dependent value: its fake mode, and the fakes it made, gain this ShapeEnv."""
         fake_mode.shape_env = self.env
         self.fake_mode = fake_mode
+
+    def note_unbacked_bindings(self, node) -> None:
+        """Which unbacked symbols (`u0` of an `item()`, a `nonzero`'s length) a node's value defines, as
+        Dynamo records them: torch's runtime-assert pass finds where each symbol is bound from it."""
+        bindings = self._unbacked_bindings(self.env, node.meta["example_value"])
+        if bindings:
+            node.meta["unbacked_bindings"] = bindings
 
     def has_unbacked(self) -> bool:
         """Whether the trace made unbacked symbols (`u0`): then the graph gets their runtime asserts."""

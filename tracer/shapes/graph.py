@@ -64,15 +64,6 @@ def symbols_used_by(nodes) -> set:
     return used
 
 
-def note_unbacked_bindings(node: torch.fx.Node, shape_env) -> None:
-    """Which unbacked symbols (`u0` of an `item()`, a `nonzero`'s length) a node's value defines, as
-    Dynamo records them: torch's runtime-assert pass finds where each symbol is bound from it."""
-    from torch.fx.experimental.symbolic_shapes import compute_unbacked_bindings  # lazy: sympy (warmup.py)
-    bindings = compute_unbacked_bindings(shape_env, node.meta["example_value"])
-    if bindings:
-        node.meta["unbacked_bindings"] = bindings
-
-
 def reify_symbols(graph: torch.fx.Graph, shape_env) -> None:
     """torch's pass that hash-conses symbolic values (a size read equal to a bound symbol becomes it)
     and writes the ShapeEnv's deferred runtime asserts on unbacked symbols (`u0 >= 0`) into the graph."""

@@ -17,6 +17,7 @@ from ..exc import Unsupported, observed
 from .constant import ConstantVariable
 from .lists import ListVariable
 from .sym import SymNodeVariable
+from .user_functions import UserFunctionVariable
 
 # The dtypes Dynamo's `tolist()` reads element by element (a float tensor's tolist breaks).
 TOLIST_DTYPES = frozenset({torch.int8, torch.int16, torch.int32, torch.int64})
@@ -73,7 +74,6 @@ def symbolic_check(fn):
     `torch._check` node, as in Dynamo, whose fake run tells the ShapeEnv the fact (the graph then
     asserts it); on a known condition the real function is traced as it is."""
     def handler(tx, args, kwargs):
-        from .user_functions import UserFunctionVariable  # cycle: .user_functions -> .tensor -> .scalars
         positional = list(args[1:] if fn is torch._check_with else args)
         cond = positional[0] if positional else kwargs.get("cond")
         if not isinstance(cond, SymNodeVariable):
@@ -87,7 +87,6 @@ def symbolic_check(fn):
 
 def size_check(tx, args, kwargs):
     """`torch._check_is_size(n)`: a node on an unbacked number (it is then known >= 0), as in Dynamo."""
-    from .user_functions import UserFunctionVariable  # cycle: .user_functions -> .tensor -> .scalars
     value = args[0] if args else kwargs.get("i")
     if not isinstance(value, SymNodeVariable):
         return UserFunctionVariable(torch._check_is_size).call_function(tx, list(args), dict(kwargs))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..exc import Unsupported, UserError
+from ..exc import DataDependentBranch, Unsupported, UserError
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
@@ -65,7 +65,8 @@ class SymNodeVariable(VariableTracker):
             with self.shapes.log.because(tx, why, self.kind()):
                 return guard_scalar(self.value)
         except GuardOnDataDependentSymNode as error:  # an unbacked symbol: a break (fullgraph: a UserError)
-            raise Unsupported(f"{self.expr()} depends on tensor data: {str(error).splitlines()[0]}") from error
+            raise DataDependentBranch(f"{self.expr()} depends on tensor data: {str(error).splitlines()[0]}") \
+                from error
 
     def truth(self, tx) -> bool:
         return bool(self.specialize(f"the branch on {self.expr()} needed it decided", tx))
@@ -95,15 +96,16 @@ class SymNodeVariable(VariableTracker):
         return f"{self.node.name}: {self.python_type().__name__} {self.expr()}"
 
 
-def data_dependent_error(error: Exception):
-    """Under fullgraph=True, a branch on an unbacked symbol is the user's to annotate, as in Dynamo: the
-    UserError to raise for `error`, or None when it is another kind of break."""
-    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode  # lazy: sympy (warmup.py)
-    if not isinstance(error.__cause__, GuardOnDataDependentSymNode):
-        return None
+def fullgraph_error(error: Exception) -> Exception:
+    """What a break under fullgraph=True raises: the break itself, but for a branch on an unbacked
+    symbol, which is the user's to annotate, Dynamo's UserError asking for torch._check."""
+    if not isinstance(error, DataDependentBranch):
+        return error
     where = f"\n  at {error.location}" if getattr(error, "location", None) is not None else ""
-    return UserError(f"Consider annotating your code using torch._check*(). "
-                     f"{str(error.__cause__).splitlines()[0]}{where}")
+    user_error = UserError(f"Consider annotating your code using torch._check*(). "
+                           f"{str(error.__cause__).splitlines()[0]}{where}")
+    user_error.__cause__ = error
+    return user_error
 
 
 def sym_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
