@@ -131,6 +131,47 @@ def two_items(x):
     return x.sum().item() + x.max().item()
 
 
+# ---- ops whose output size depends on the data: an unbacked length (`u0`, 0 <= u0 <= numel) ----------
+
+def both_shapes(*calls, **kwargs):
+    """Register a case under fullgraph=True and again under capture_dynamic_output_shape_ops alone."""
+    def deco(fn):
+        case(FULLGRAPH, *calls, fullgraph=True, name=f"{fn.__name__}_fullgraph", **kwargs)(fn)
+        case(OUTPUT_SHAPES, *calls, name=f"{fn.__name__}_output_shapes", **kwargs)(fn)
+        return fn
+    return deco
+
+
+OUTPUT_SHAPES: list = []  # capture_dynamic_output_shape_ops=True, fullgraph=False
+
+
+@both_shapes(call(ints(1, 0, 3)), call(ints(0, 0, 5)), compiles="C.")
+def nonzero_of_a_tensor(x):
+    return torch.nonzero(x)
+
+
+@both_shapes(call(floats(1, -2, 3)), call(floats(-1, -1, -1)), compiles="C.")
+def boolean_mask(x):
+    return x[x > 0]
+
+
+@both_shapes(call(floats(1, -2, 3)), call(floats(5, 6, -1)), compiles="C.")
+def boolean_mask_then_ops(x):
+    return x[x > 0].sum() * 2
+
+
+@both_shapes(call(ints(1, 0, 3)), call(ints(1, 1, 1)), compiles="C.")
+def length_of_a_nonzero(x):
+    y = x.nonzero()
+    return y.shape[0] + 1
+
+
+@pytest.mark.parametrize("c", OUTPUT_SHAPES, ids=[c.name for c in OUTPUT_SHAPES])
+def test_unbacked_sizes_with_capture_dynamic_output_shape_ops(c):
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        check_case(c)
+
+
 @pytest.mark.parametrize("c", FULLGRAPH, ids=[c.name for c in FULLGRAPH])
 def test_unbacked_under_fullgraph(c):
     with torch._dynamo.config.patch(capture_scalar_outputs=False):
@@ -199,6 +240,14 @@ def test_tolist_of_a_float_tensor_under_fullgraph_is_unsupported():
     torch._dynamo.reset()
     with pytest.raises(tracer.Unsupported, match="non-integer tensor"):
         tracer.compile(float_tolist, fullgraph=True)(floats(1, 2))
+
+
+def test_nonzero_without_capture_breaks_and_says_how_to_capture():
+    opt = tracer.compile(lambda x: torch.nonzero(x) + 1, dynamic=False)
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=False):
+        torch.testing.assert_close(opt(ints(1, 0, 2)), torch.tensor([[1], [3]]))
+    reasons = [str(e.reason) for e in opt.compile_events if e.reason]
+    assert any("capture_dynamic_output_shape_ops" in r for r in reasons), reasons
 
 
 def test_item_without_capture_still_breaks_and_says_how_to_capture():
