@@ -172,6 +172,17 @@ def test_unbacked_sizes_with_capture_dynamic_output_shape_ops(c):
         check_case(c)
 
 
+@both(call(floats(1, 2, 3)), call(ints(1, 2, 3)), compiles="CC")
+def item_of_an_ndarray(x):
+    a = x.numpy()
+    return x + (a * 2).sum().item()  # through torch._numpy's ndarray.item: a `wrapped_item` node
+
+
+@both(call(ints(1, 2, 3)), call(ints(4, 5, 6)), compiles="C.")
+def tolist_of_an_int_ndarray(x):
+    return x.numpy().tolist()
+
+
 @pytest.mark.parametrize("c", FULLGRAPH, ids=[c.name for c in FULLGRAPH])
 def test_unbacked_under_fullgraph(c):
     with torch._dynamo.config.patch(capture_scalar_outputs=False):

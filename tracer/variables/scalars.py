@@ -17,6 +17,7 @@ from ..exc import Unsupported, observed
 from .constant import ConstantVariable
 from .lists import ListVariable
 from .sym import SymNodeVariable
+from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable
 
 # The dtypes Dynamo's `tolist()` reads element by element (a float tensor's tolist breaks).
@@ -59,7 +60,7 @@ def _tolist(tx, tensor):
         raise Unsupported(f"Tensor.tolist() with non-integer tensor ({tensor.example.dtype})")
     if tensor.example.dim() == 0:
         return read_data(tx, tensor, "item", [], {})
-    length = tensor.call_method(tx, "size", [ConstantVariable(0)], {})
+    length = TensorVariable.call_method(tensor, tx, "size", [ConstantVariable(0)], {})  # an ndarray's too
     if not isinstance(length, ConstantVariable):
         length = ConstantVariable(length.specialize("tolist() needs the tensor's length", tx))
     items = []
