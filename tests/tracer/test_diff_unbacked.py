@@ -183,6 +183,21 @@ def tolist_of_an_int_ndarray(x):
     return x.numpy().tolist()
 
 
+# ---- with symbolic input sizes too (dynamic=True): backed `s77` and unbacked `u0` in one graph ------
+
+@both(call(ints(1, 2, 3)), call(ints(1, 1, 1, 1)), compiles="C.", dynamic=True)
+def item_as_a_size_with_dynamic_shapes(x):
+    n = x.sum().int().item()
+    return torch.ones(n) + x.shape[0]
+
+
+@both(call(ints(1, 2, 3)), call(ints(2, 2, 2, 2)), compiles="C.", dynamic=True)
+def torch_check_relating_an_item_to_a_size(x):
+    n = x.sum().item()
+    torch._check(n == x.shape[0] * 2)
+    return x.sum() + n
+
+
 @pytest.mark.parametrize("c", FULLGRAPH, ids=[c.name for c in FULLGRAPH])
 def test_unbacked_under_fullgraph(c):
     with torch._dynamo.config.patch(capture_scalar_outputs=False):
