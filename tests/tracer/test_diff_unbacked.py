@@ -282,3 +282,18 @@ def test_item_without_capture_still_breaks_and_says_how_to_capture():
         torch.testing.assert_close(opt(floats(1, 2)), floats(3, 6))
     reasons = [str(e.reason) for e in opt.compile_events if e.reason]
     assert any("capture_scalar_outputs" in r for r in reasons), reasons
+
+
+def item_and_nonzero(x):
+    n = x.sum().item()
+    torch._check(n > 0)
+    return torch.nonzero(x), n + 1
+
+
+def test_unbacked_symbols_are_listed_with_the_node_that_made_them_and_their_range():
+    opt = tracer.compile(item_and_nonzero, fullgraph=True, dynamic=False)
+    opt(ints(1, 0, 2))
+    symbols = {s["name"]: s for s in opt.cache_entries[0].shapes.describe()["symbols"]}
+    assert symbols["u0"]["source"].startswith("item() (graph node item)") and symbols["u0"]["range"] == "[1, int_oo]"
+    assert symbols["u1"]["source"].startswith("nonzero()") and symbols["u1"]["range"] == "[0, 3]"
+    assert symbols["u0"]["value"] is None  # nothing was seen: the value is the data's

@@ -67,7 +67,7 @@ class Symbol:
 
     name: str
     source: str  # "L['x'].size()[0]"
-    value: int | float  # the size (or the int or float argument) seen when it was made
+    value: int | float | None  # the size (or the int or float argument) seen when it was made; None: unbacked
     range: str  # "[2, int_oo]"
 
 
@@ -84,6 +84,7 @@ class ShapeTracking:
     current_tx: object = field(default=lambda: None, repr=False)  # the translator on the current instruction
     float_outputs: dict = field(default_factory=dict)  # SymFloat node -> its 0-d tensor graph output
     capture: DataCapture = DataCapture()
+    unbacked: dict = field(default_factory=dict)  # unbacked symbol -> the graph node that made it, described
 
     def __post_init__(self):
         from torch.fx.experimental.symbolic_shapes import ShapeEnv, compute_unbacked_bindings  # lazy: sympy
@@ -105,6 +106,9 @@ class ShapeTracking:
         bindings = self._unbacked_bindings(self.env, node.meta["example_value"])
         if bindings:
             node.meta["unbacked_bindings"] = bindings
+            target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", node.target)
+            for symbol in bindings:
+                self.unbacked[symbol] = f"{target}() (graph node {node.name}): depends on tensor data"
 
     def has_unbacked(self) -> bool:
         """Whether the trace made unbacked symbols (`u0`): then the graph gets their runtime asserts."""
@@ -196,6 +200,9 @@ class ShapeTracking:
             vr = env.var_to_range.get(symbol)
             out.append(Symbol(str(symbol), sources[0].name, value if value is None else _plain(value),
                               f"[{vr.lower}, {vr.upper}]" if vr is not None else "?"))
+        for symbol, origin in self.unbacked.items():  # no input holds them, nor a value: their range
+            vr = env.var_to_range.get(symbol)
+            out.append(Symbol(str(symbol), origin, None, f"[{vr.lower}, {vr.upper}]" if vr is not None else "?"))
         return out
 
     def describe(self) -> dict:
