@@ -27,7 +27,7 @@ TOLIST_DTYPES = frozenset({torch.int8, torch.int16, torch.int32, torch.int64})
 def read_data(tx, tensor, name: str, args, kwargs):
     """`tensor.<name>(*args)` for one of the methods that turn data into Python values."""
     output = tx.output
-    if name == "__bool__" or not output.capture.scalars or kwargs or (args and name != "item"):
+    if name == "__bool__" or not output.capture.scalars or args or kwargs:
         hint = "" if output.capture.scalars or name == "__bool__" else \
             " (torch._dynamo.config.capture_scalar_outputs = True records it in the graph)"
         raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time{hint}")
