@@ -396,7 +396,7 @@ class BuiltinVariable(VariableTracker):
         if not any(isinstance(a, TensorVariable) for a in args):
             if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
                 return VariableTracker.build(tx, self.fn([a.as_python_constant() for a in args]))
-            return None
+            return self._min_max_symbolic(tx, args)
         result = args[0]
         for other in args[1:]:
             a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)
@@ -406,6 +406,15 @@ class BuiltinVariable(VariableTracker):
             else:
                 pairwise = torch.maximum if self.fn is max else torch.minimum
                 result = tx.output.call(tx, "call_function", pairwise, (a, b), {})
+        return result
+
+    def _min_max_symbolic(self, tx, items):
+        """min()/max() of a sequence, or of more than two values, with symbolic sizes among them: one
+        sym_min/sym_max per pair, left to right, as Dynamo reduces it (it was specialised, a recompile
+        per size); None where an item is neither a symbol nor a number."""
+        result = items[0]
+        for other in items[1:]:
+            result = sym_builtin(tx, self.fn, [result, other]) if result is not None else None
         return result
 
     def _min_max_by_key(self, tx, items, key):
