@@ -7,6 +7,7 @@ import inspect
 import math
 import operator
 import sys
+import types
 from dataclasses import dataclass
 
 import torch
@@ -22,10 +23,11 @@ from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
                     hash_key, items_of, sorted_items)
+from .mapping_proxy import MappingProxyVariable, make_mapping_proxy
 from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .object_protocol import is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
-from .sets import SetVariable, unique_items
+from .sets import FrozensetVariable, SetVariable, unique_items
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
 from .user_functions import BaseUserFunctionVariable, UserMethodVariable
@@ -144,6 +146,8 @@ class BuiltinVariable(VariableTracker):
         """The call_<name> method that models this builtin, if any."""
         if name == "fromkeys" and isinstance(getattr(self.fn, "__self__", None), type):
             return self.call_dict_fromkeys  # a bound classmethod of dict (or a collections dict)
+        if self.fn is types.MappingProxyType:
+            return self.call_mappingproxy
         if getattr(builtins, name, None) is self.fn or getattr(operator, name, None) is self.fn:
             return getattr(self, f"call_{name}", None)
         return None
@@ -301,6 +305,8 @@ class BuiltinVariable(VariableTracker):
 
     def call_dict(self, tx, obj=None, **kwargs):
         entries = {}
+        if isinstance(obj, MappingProxyVariable):  # dict(types.MappingProxyType(d)): a copy of d
+            obj = obj.call_method(tx, "copy", [], {})
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
                 entries.update(obj.read_entries())
@@ -324,6 +330,16 @@ class BuiltinVariable(VariableTracker):
 
     def call_set(self, tx, obj=None):
         return SetVariable(unique_items(self._sequence(tx, obj)) if obj is not None else ())
+
+    def call_mappingproxy(self, tx, *args, **kwargs):
+        return make_mapping_proxy(tx, args, kwargs)
+
+    def call_frozenset(self, tx, obj=None):
+        """frozenset(items): a constant when every item is one, else a frozenset of tensors or objects."""
+        items = unique_items(self._sequence(tx, obj)) if obj is not None else ()
+        if all(item.is_python_constant() for item in items):
+            return ConstantVariable(frozenset(item.as_python_constant() for item in items))
+        return FrozensetVariable(items)
 
     def call_iter(self, tx, obj):
         if isinstance(obj, (ListIteratorVariable, GeneratorVariable)):  # an iterator is its own iter()

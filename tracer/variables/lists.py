@@ -69,6 +69,9 @@ class BaseListVariable(VariableTracker):
         if callable(getattr(self.python_type(), name, None)):
             from .misc import GetAttrVariable  # cycle: .misc -> .lists
             return GetAttrVariable(self, name)
+        if not hasattr(self.python_type(), name):  # `frozenset(...).add`, hasattr(t, "x"): the program's error
+            error = AttributeError(f"'{self.python_type().__name__}' object has no attribute {name!r}")
+            raise observed(error, f"AttributeError: {error}")
         return super().var_getattr(tx, name)
 
     def call_method(self, tx, name, args, kwargs):
@@ -290,6 +293,8 @@ def hash_key(item: VariableTracker):
         return TensorKey(item)
     if _hashed_by_identity(item):
         return ObjectKey(item)
+    if hasattr(item, "frozen_key") and not item.is_python_constant():  # a frozenset of tensors, by its items
+        return item.frozen_key()
     if not item.is_python_constant():
         raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
     value = item.as_python_constant()
@@ -305,6 +310,8 @@ def key_tracker(key) -> VariableTracker:
     key (`(device, dtype)`) comes back as the tuple it is, so it can be unpacked."""
     if type(key) is tuple:
         return TupleVariable(tuple(key_tracker(part) for part in key))
+    if isinstance(key, frozenset) and getattr(key, "tracker", None) is not None:  # a frozenset of tensors
+        return key.tracker
     return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
 
 
