@@ -114,11 +114,17 @@ def _replace_list(target, items):
         target.extend(items)
 
 
+_REFILLED_DICTS = (collections.OrderedDict, collections.defaultdict, collections.Counter)  # by their own methods
+
+
 def _refill(target, items):
     """A dict's or set's contents replaced in place, as they were at the end of the trace."""
-    if isinstance(target, set):  # set's own C methods: a subclass's Python overrides already ran in the trace
-        set.clear(target)
-        set.update(target, items)
+    base = set if isinstance(target, set) else None
+    if isinstance(target, dict) and not isinstance(target, _REFILLED_DICTS):
+        base = dict
+    if base is not None:  # the builtin's own C methods: a subclass's Python overrides already ran in the trace
+        base.clear(target)
+        base.update(target, items)
         return
     target.clear()
     target.update(items)

@@ -191,6 +191,24 @@ def base_new_called_directly(x):
     return x + len(empty), type(empty) is Row, list(empty), type(t) is Pair, tuple(t), plain
 
 
+@case(AGAINST_EAGER, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def text_of_container_subclasses_is_the_builtins(x):  # Dynamo: str(Tags([1, 2])) is 'Tags()'
+    return x + 1, str(Tags([1, 2])), repr(Row([1, "a"])), f"{Frozen('a')}", f"{Pair((1,))!r}", str(Tags())
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def set_subclass_looked_up_as_a_frozenset(x):
+    item, container = Tags("abc"), Tags([frozenset("abc")])
+    inner, outer = Frozen("ab"), Frozen([frozenset("ab")])
+    return x + 1, item in container, inner in outer, Tags("z") in container
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def an_iterators_own_iter_is_itself(x):
+    it = [1, 2].__iter__().__iter__()
+    return x + next(it), next(iter(it))
+
+
 # ---- attributes on instances, the object returned --------------------------------------------------
 @case(CASES, call(T(3)), call(T(3)), compiles="C.")
 def attributes_on_instances(x):
@@ -227,6 +245,30 @@ def set_subclass_argument_guarded_on_its_items(x, s):
 @case(CASES, call(T(3)), call(T(3)), compiles="C.")
 def list_subclass_global_read(x):
     return x + ROW[1], len(ROW), ROW.total()
+
+
+class Config(dict):
+    pass
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def dict_subclass_operators_and_methods(x):  # Dynamo: `a |= e` makes a another object
+    a, b = Config({"a": 1, "b": 2}), Config({"b": 3, "c": 4})
+    same = a
+    compared = (a == {"a": 1, "b": 2}, a != b, a | b, type(a | b) is dict, {"z": 0} | a)
+    a |= {"d": 5}
+    copied = a.copy()
+    a.clear()
+    b.popitem()
+    return x + 1, compared, same is a, type(a) is Config, dict(a), copied, type(copied) is dict, dict(b)
+
+
+@case(CASES, call(T(3), Config(a=2)), call(T(3), Config(a=2)), compiles="C.")
+def dict_subclass_argument_changed_in_place(x, d):
+    d["k"] = 4
+    d.update(z=1)
+    d |= {"w": 2}
+    return x * d["a"], len(d)
 
 
 # ---- frozensets holding tensors -------------------------------------------------------------------

@@ -23,6 +23,7 @@ from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
                     hash_key, items_of, sorted_items)
+from .container_bases import container_base, container_text, is_container_object
 from .mapping_proxy import MappingProxyVariable, make_mapping_proxy
 from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .object_protocol import is_mapping_object, mapping_entries
@@ -493,6 +494,9 @@ class BuiltinVariable(VariableTracker):
         """object's own str()/repr() of a user object, `<module.Class object at 0x...>`: it shows the
         object's address, so only an object from outside folds (guarded by identity, as the text is
         its own); one made in the trace does not exist yet, and breaks (Dynamo bakes in a stale one)."""
+        if is_container_object(obj) and all(getattr(obj.python_type(), dunder) is getattr(container_base(
+                obj.python_type()), dunder) for dunder in (name, "__repr__")):
+            return container_text(tx, obj)  # a set subclass's text is its items', not its address
         if type(obj) is not UserDefinedObjectVariable or any(
                 getattr(obj.python_type(), dunder) is not getattr(object, dunder) for dunder in (name, "__repr__")):
             return None

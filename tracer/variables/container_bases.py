@@ -46,7 +46,7 @@ def container_base(cls: type) -> type | None:
     torch.Size is not a Python class at all)."""
     if not isinstance(cls, type) or cls in CONTAINER_BASES or not cls.__flags__ & _HEAPTYPE:
         return None
-    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+    if issubclass(cls, tuple) and (hasattr(cls, "_fields") or hasattr(cls, "n_fields")):  # a structseq too
         return None
     for base in CONTAINER_BASES:
         if issubclass(cls, base):
@@ -138,6 +138,8 @@ def container_base_call(tx, obj, name: str, args, kwargs):
         effects.change_base_items(obj)  # replayed on the real object after the graph
     if name not in _ITEM_ARGUMENTS:
         args = [base_items(tx, a.realize()) if is_container_object(a.realize()) else a for a in args]
+    if name in ("__contains__", "remove", "discard") and base in (set, frozenset) and len(args) == 1:
+        args = [_as_frozenset_key(tx, args[0])]
     if name == "copy" and base is frozenset and not args and not kwargs:
         return items.with_items(items.items)  # a new plain frozenset (an exact one's copy is itself)
     if name == "__iter__" and not args:
@@ -170,27 +172,72 @@ def _init(tx, obj, base: type, args, kwargs):
     return ConstantVariable(None)
 
 
-def container_operator(tx, op, args, apply_operator):
-    """`op(*args)` where a user set, frozenset, list or tuple subclass without a Python dunder for op
-    is an operand: the builtin's C operator on its items (`s | t` gives a plain set, as CPython's
-    set_or does; `l += [1]` changes l and gives l itself).  None when no operand is such an object."""
-    if not any(is_container_object(a) for a in args) or op in (operator.is_, operator.is_not):
+def container_operator(tx, op, args, apply_operator, part_of):
+    """`op(*args)` where a user dict, set, frozenset, list or tuple subclass without a Python dunder
+    for op is an operand: the builtin's C operator on its items, `part_of(tx, obj)` (`s | t` gives a
+    plain set, as CPython's set_or does; `l += [1]` changes l and gives l itself).  None when no
+    operand is such an object."""
+    if op in (operator.is_, operator.is_not):
+        return None
+    # a dict subclass's `d[k]` and `k in d` go through its methods (a __missing__ answers a missing key)
+    parts = [part_of(tx, a) if op in _DICT_OPERATORS or not _is_dict(a) else None for a in args]
+    if all(part is None for part in parts):
         return None
     first_only = op in (operator.getitem, operator.contains)  # the item or index is kept as it is
     left = args[0]
-    if op in _IN_PLACE and is_container_object(left) and not left.is_new() \
+    if op in _IN_PLACE and parts[0] is not None and not left.is_new() \
             and container_base(left.python_type()) not in IMMUTABLE_BASES:
         tx.output.side_effects.change_base_items(left)  # replayed on the real object after the graph
-    unwrapped = [base_items(tx, a) if is_container_object(a) and (i == 0 or not first_only) else a
-                 for i, a in enumerate(args)]
+    unwrapped = [part if part is not None and (i == 0 or not first_only) else a
+                 for i, (a, part) in enumerate(zip(args, parts))]
     result = apply_operator(tx, op, unwrapped).realize()
-    if is_container_object(left) and getattr(result, "mutation_id", None) is not None \
-            and result.mutation_id == getattr(base_items(tx, left), "mutation_id", -1):
+    if parts[0] is not None and getattr(result, "mutation_id", None) is not None \
+            and result.mutation_id == getattr(part_of(tx, left), "mutation_id", -1):
         return left  # `s |= t` gives s itself
     return result
 
 
+_DICT_OPERATORS = frozenset({operator.eq, operator.ne, operator.or_, operator.ior})
+
+
+def _is_dict(var) -> bool:
+    try:
+        return issubclass(var.realize().python_type(), dict)
+    except Unsupported:
+        return False
+
+
 _IN_PLACE = frozenset({operator.iadd, operator.imul, operator.ior, operator.iand, operator.isub, operator.ixor})
+def _as_frozenset_key(tx, item) -> VariableTracker:
+    """The key a set looks a set or frozenset subclass up by: the frozenset of its items (CPython
+    retries an unhashable set as one; a frozenset subclass hashes and compares as its items)."""
+    item = item.realize()
+    if is_container_object(item) and container_base(item.python_type()) in (set, frozenset):
+        inner = base_items(tx, item)
+        if inner.is_python_constant():
+            return ConstantVariable(frozenset(inner.as_python_constant()))
+    return item
+
+
+def container_text(tx, obj) -> VariableTracker:
+    """repr() / str() of a set, frozenset, list or tuple subclass whose class keeps the builtin's:
+    the builtin's own repr of an object of the class holding the same constants (`Tags({1, 2})`,
+    `[1, 2]` for a list's), made now by the builtin's C methods alone."""
+    cls = obj.python_type()
+    base = container_base(cls)
+    obj.guard_class_lacks(tx, "__repr__", "__str__")  # a class that gains one answers instead
+    items = base_items(tx, obj)
+    if not items.is_python_constant():
+        raise Unsupported(f"repr() of a {cls.__qualname__} holding {items.short_repr()}, not constants")
+    values = [item.as_python_constant() for item in items.items]
+    real = base.__new__(cls, values) if base in IMMUTABLE_BASES else base.__new__(cls)
+    if base is list:
+        list.extend(real, values)
+    elif base is set:
+        set.update(real, values)
+    return ConstantVariable(base.__repr__(real))
+
+
 _SET_OPERATOR_METHODS = {"__or__": "union", "__and__": "intersection", "__sub__": "difference",
                          "__xor__": "symmetric_difference"}
 

@@ -21,7 +21,8 @@ from ..exc import Unsupported, observed
 from ..source import AttrSource, DictItemSource
 from .base import VariableTracker
 from .constant import ConstantVariable
-from .container_bases import CONTAINER_BASES, container_base, container_base_call, new_items
+from .container_bases import (CONTAINER_BASES, base_items, container_base, container_base_call, is_container_object,
+                              new_items)
 from .dicts import ConstDictVariable
 from .lists import ListIteratorVariable, hash_key, items_of
 
@@ -69,13 +70,15 @@ def is_generic_slot(fn) -> bool:
     owner, name = _slot_owner(fn), getattr(fn, "__name__", "")
     if owner in CONTAINER_BASES:
         return owner.__dict__.get(name) is fn or getattr(owner, name, None) is fn
-    return owner in _GENERIC_BASES and name in _SLOT_NAMES
+    return owner in _GENERIC_BASES and name in _SLOT_NAMES or owner is dict and name in _PLAIN_DICT_SLOTS
 
 
 _OBJECT_SLOTS = ("__getattribute__", "__setattr__", "__delattr__", "__new__", "__init__", "__init_subclass__")
 _DICT_SLOTS = ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__len__", "__iter__", "keys",
                "values", "items", "get", "__init__", "__new__", "update", "setdefault", "pop", "copy",
                "__getattribute__", "__setattr__", "__delattr__")
+# dict's own, not OrderedDict's (whose order makes `==`, `|` and popitem answer differently)
+_PLAIN_DICT_SLOTS = frozenset({"clear", "popitem", "__or__", "__ior__", "__eq__", "__ne__"})
 _SLOT_NAMES = frozenset(_OBJECT_SLOTS + _DICT_SLOTS)
 
 
@@ -246,12 +249,13 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
     object's are read, not changed."""
     from .builtin import BuiltinVariable  # cycle: .builtin -> .misc -> .object_protocol
     effects = tx.output.side_effects
-    items = effects.base_items.get(obj.identity())
-    if items is None:
-        items = ConstDictVariable({}) if obj.is_new() else outside_items(tx, obj)
-        effects.store_base_items(obj, items)
+    items = dict_items(tx, obj)
     if name not in _READS and not obj.is_new():
-        raise Unsupported(f"changing the items of {obj.describe()}, a dict subclass from outside")
+        if dict_base(obj.python_type()) is not dict:
+            raise Unsupported(f"changing the items of {obj.describe()}, an OrderedDict subclass from outside")
+        effects.change_base_items(obj)  # replayed on the real object after the graph, by dict's own methods
+    if name in ("__eq__", "__ne__", "__or__", "__ior__"):  # a dict subclass operand counts as its items
+        args = [builtin_part(tx, a) or a for a in args]
     if name in ("__init__", "update"):
         if len(args) > 1:
             raise Unsupported(f"TypeError: {name}() takes at most one positional argument")
@@ -267,7 +271,34 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
         present = items.call_method(tx, "__contains__", list(args), {})  # guards that key
         if not present.as_python_constant():  # dict's C __getitem__ asks the class, as CPython's
             return obj.var_getattr(tx, "__missing__").call_function(tx, list(args), {})
-    return items.call_method(tx, name, list(args), dict(kwargs))
+    result = items.call_method(tx, name, list(args), dict(kwargs))
+    if getattr(result, "mutation_id", None) == dict_items(tx, obj).mutation_id:
+        return obj  # `d |= e` gives d itself
+    return result
+
+
+def dict_items(tx, obj) -> ConstDictVariable:
+    """The current tracker of a dict subclass object's items (read and guarded on first use for one
+    from outside)."""
+    effects = tx.output.side_effects
+    items = effects.base_items.get(obj.identity())
+    if items is None:
+        items = ConstDictVariable({}) if obj.is_new() else outside_items(tx, obj)
+        effects.store_base_items(obj, items)
+    return items
+
+
+def builtin_part(tx, var):
+    """The tracker of var's builtin part when var is a user object with one (its class subclasses
+    dict, set, frozenset, list or tuple: what the builtin's C operators read), else None."""
+    var = var.realize()
+    if is_container_object(var):
+        return base_items(tx, var)
+    try:
+        plain_dict = hasattr(var, "is_new") and dict_base(var.python_type()) is dict
+    except Unsupported:
+        return None
+    return dict_items(tx, var) if plain_dict else None
 
 
 def is_mapping_object(obj) -> bool:

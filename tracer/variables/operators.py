@@ -21,6 +21,7 @@ from .dunder import INPLACE_TO_PLAIN, user_operator
 from .lists import BaseListVariable, ListVariable, TupleVariable, hash_key
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
+from .object_protocol import builtin_part
 from .sets import SetVariable, unique_items
 from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
@@ -39,7 +40,7 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         result = user_operator(tx, op, args)
         if result is not None:
             return result
-        result = container_operator(tx, op, args, apply_operator)
+        result = container_operator(tx, op, args, apply_operator, builtin_part)
         if result is not None:
             return result
         if op in (operator.eq, operator.ne) and all(_default_eq(a) for a in args):
