@@ -125,7 +125,7 @@ def deepcopy(tx, args, kwargs):
 def _copy_new_object(tx, obj):
     """A deep copy of an object made in the trace: its recorded attributes, each a Python value."""
     effects = tx.output.side_effects
-    if obj.identity() in effects.dict_items:
+    if obj.identity() in effects.base_items:
         raise Unsupported(f"copy.deepcopy() of {obj.short_repr()}, which holds dict items")
     copied = new_instance(tx, UserDefinedClassVariable(obj.python_type(), source=obj.cls_source))
     for name, value in dict(effects.attrs.get(obj.identity(), {})).items():
