@@ -332,8 +332,7 @@ class PyCodegen:
 
     def _exception(self, var: ExceptionVariable) -> None:
         """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
-        if not plain_exception_class(var.exc_type) or var.cause is not None or var.context is not None \
-                or self.side_effects.attrs.get(var.identity()):
+        if not plain_exception_class(var.exc_type) or self.side_effects.attrs.get(var.identity()):
             raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its own __init__, attributes "
                               "or a chained exception) in bytecode")
         self._built_once(var.identity(), lambda: self.call(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported, observed
+from ..exc import ObservedException, Unsupported, observed
 from ..source import TypeSource
 from .base import VariableTracker
 from .constant import ConstantVariable
@@ -281,6 +281,8 @@ class BuiltinVariable(VariableTracker):
         except Unsupported as error:
             if "has no attribute" in str(error):
                 return ConstantVariable(False)
+            if isinstance(error, ObservedException) and issubclass(error.raised_type(), AttributeError):
+                return ConstantVariable(False)  # a __getattr__ or property of the program's raised it
             if _type_always_has(obj, name.as_python_constant()):
                 return ConstantVariable(True)
             raise

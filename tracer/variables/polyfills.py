@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import copy
 import inspect
+import sys
 import types
 from dataclasses import dataclass
 
@@ -197,13 +198,32 @@ def namedtuple_class(tx, args, kwargs):
     return UserDefinedClassVariable(cls)
 
 
+def handled_exception(tx, args, kwargs):
+    """sys.exception(): the exception the trace is handling now (the root translator's, as the
+    thread state's), or None."""
+    if args or kwargs:
+        raise observed(TypeError("sys.exception() takes no arguments"), "sys.exception() with arguments")
+    return tx.root.exc_info if tx.root.exc_info is not None else ConstantVariable(None)
+
+
+def exc_info(tx, args, kwargs):
+    """sys.exc_info(): (class, exception, traceback) of the exception being handled; the trace's
+    exceptions carry no traceback (None), as Dynamo's."""
+    if args or kwargs:
+        raise observed(TypeError("sys.exc_info() takes no arguments"), "sys.exc_info() with arguments")
+    handled = tx.root.exc_info
+    if handled is None:
+        return TupleVariable((ConstantVariable(None),) * 3)
+    return TupleVariable((VariableTracker.build(tx, handled.exc_type), handled, ConstantVariable(None)))
+
+
 def _torch_polyfills() -> dict:
     return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
             torch.utils.checkpoint.checkpoint: call_checkpoint}
 
 
 POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.namedtuple: namedtuple_class,
-             **_torch_polyfills()}
+             sys.exc_info: exc_info, sys.exception: handled_exception, **_torch_polyfills()}
 
 
 def polyfill_for(value):
