@@ -26,6 +26,7 @@ from .lists import ListVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, new_instance, python_slot
+from .pytree import POLYFILLS as PYTREE_POLYFILLS
 from .sym import SymNodeVariable
 from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable, UserMethodVariable
@@ -197,9 +198,19 @@ def namedtuple_class(tx, args, kwargs):
     return UserDefinedClassVariable(cls)
 
 
+def transform_function_name(tx, args, kwargs):
+    """functorch's `_get_name(func)`, for its error messages only: the real callable's name (or
+    repr: a module's), else its class's name."""
+    real = _real_callable(args[0])
+    if real is None:
+        return ConstantVariable(args[0].python_type().__name__)
+    return ConstantVariable(torch._functorch.vmap._get_name(real))
+
+
 def _torch_polyfills() -> dict:
-    return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
-            torch.utils.checkpoint.checkpoint: call_checkpoint}
+    return {torch._functorch.vmap._get_name: transform_function_name,
+            torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
+            torch.utils.checkpoint.checkpoint: call_checkpoint, **PYTREE_POLYFILLS}
 
 
 POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.namedtuple: namedtuple_class,

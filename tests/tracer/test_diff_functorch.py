@@ -1,0 +1,85 @@
+"""torch.func's transforms inside the trace, as Dynamo traces them: torch's own functorch Python is
+inlined, and the switches of functorch's state (`_vmap_increment_nesting`, `_add_batch_dim`,
+`_grad_increment_nesting`, `_wrap_for_grad`, ...) are nodes of the one graph, between the ops the
+transformed function runs on functorch's wrapped tensors.
+"""
+import pytest
+import torch
+import torch.func
+
+import tracer
+
+from differential import T, call, case, parametrize
+from differential_breaks import break_case, parametrize_breaks
+
+CASES: list = []
+BREAKS: list = []
+
+LAYER = torch.nn.Linear(4, 2)
+
+
+def scaled_sin(a, b):
+    return a.sin() * b
+
+
+@case(CASES, call(T(3, 4)), fullgraph=True)
+def vmap_of_a_torch_function(x):
+    return torch.vmap(torch.sin)(x)
+
+
+@case(CASES, call(T(3, 4), T(3)), call(T(5, 4), T(5)), compiles="CC", fullgraph=True)
+def vmap_in_dims_with_an_unbatched_argument(x, w):
+    return torch.func.vmap(scaled_sin, in_dims=(1, None))(x, w.sum())
+
+
+@case(CASES, call(T(3, 4)), fullgraph=True)
+def vmap_out_dims_moves_the_batch_dimension(x):
+    return torch.vmap(lambda r: r.cos() + 1, out_dims=1)(x)
+
+
+@case(CASES, call(T(2, 3, 4)), fullgraph=True)
+def nested_vmap(x):
+    return torch.vmap(torch.vmap(lambda r: r * r.sum()))(x)
+
+
+@case(CASES, call(T(5, 4)), fullgraph=True)
+def vmap_of_a_module_call(x):
+    return torch.vmap(LAYER)(x)
+
+
+@case(CASES, call(T(3, 4), T(4)), fullgraph=True)
+def vmap_with_two_results_and_a_tuple_of_inputs(x, y):
+    def both(pair):
+        a, b = pair
+        return a + b, (a * b).sum()
+    return torch.vmap(both, in_dims=((0, None),))((x, y))
+
+
+test_functorch = parametrize(CASES)
+
+
+def prints_then_sins(r):
+    print("in the transformed function")
+    return r.sin()
+
+
+@break_case(BREAKS, call(T(3, 4)), call(T(3, 4)), compiles="C.")
+def graph_break_inside_vmap(x):
+    # as Dynamo: the vmap call runs eagerly (the graph breaks before it), and the function it
+    # calls under the eager transform is not compiled on its own; functorch's state is left as found
+    y = x * 2
+    return torch.vmap(prints_then_sins)(y) + 1
+
+
+test_functorch_breaks = parametrize_breaks(BREAKS)
+
+
+def test_a_trace_stopped_inside_vmap_leaves_functorchs_state_as_it_found_it():
+    def f(x):
+        return torch.vmap(lambda r: r.sin() if r.sum() > 0 else r)(x)
+
+    tracer.reset()
+    with pytest.raises(tracer.Unsupported, match="data-dependent branch"):
+        tracer.compile(f, fullgraph=True)(T(3, 4))
+    assert torch._C._functorch.get_dynamic_layer_stack_depth() == 0
+    assert torch._C._functorch.get_inplace_requires_grad_allowed() is False
