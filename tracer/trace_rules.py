@@ -114,8 +114,11 @@ def is_query(fn) -> bool:
 
 # torch.func's transforms: Dynamo inlines torch's functorch Python for them (variables/functorch.py);
 # those Standin does not trace yet are refused by name.
-_FUNCTORCH_TRANSFORMS = frozenset({"grad", "grad_and_value", "jacrev", "jacfwd", "jvp", "vjp", "hessian",
+_FUNCTORCH_TRANSFORMS = frozenset({"jacrev", "jacfwd", "jvp", "vjp", "hessian",
                                    "linearize"})
+
+# ... and functorch's Python helpers Dynamo records as one node each, as it records predispatch's.
+_FUNCTORCH_GRAPH_CALLS = frozenset({"_autograd_grad", "_set_tensor_requires_grad"})
 
 
 def functorch_transform(value) -> str | None:
@@ -135,7 +138,8 @@ def classify(value) -> str:
             return "torch"
         if functorch_transform(value) is not None:
             return "skip"
-        if module == "torch._functorch.predispatch" and isinstance(value, types.FunctionType):
+        if isinstance(value, types.FunctionType) and (module == "torch._functorch.predispatch" or (
+                module == "torch._functorch.eager_transforms" and value.__name__ in _FUNCTORCH_GRAPH_CALLS)):
             return "torch"  # functorch's switches and wrappers as Dynamo records them
         if module.startswith(_TORCH_MACHINERY) and not module.startswith(_TRACED_IN_MACHINERY) \
                 and f"{module}.{getattr(value, '__qualname__', '')}" not in _TRACED_MACHINERY_FUNCTIONS:

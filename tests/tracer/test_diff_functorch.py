@@ -55,6 +55,42 @@ def vmap_with_two_results_and_a_tuple_of_inputs(x, y):
     return torch.vmap(both, in_dims=((0, None),))((x, y))
 
 
+
+def loss(w, x):
+    return (LAYER(x * w) ** 2).mean()
+
+
+def loss_and_aux(a, b):
+    y = (a * b).sin()
+    return y.sum(), y.detach() * 2
+
+
+@case(CASES, call(T(4)), fullgraph=True)
+def grad_of_a_function(x):
+    return torch.func.grad(lambda a: (a.sin() * a).sum())(x)
+
+
+@case(CASES, call(T(4), T(3, 4)), fullgraph=True)
+def grad_through_a_module_call_argnums(w, x):
+    return torch.func.grad(loss, argnums=(0, 1))(w, x)
+
+
+@case(CASES, call(T(4), T(4)), fullgraph=True)
+def grad_and_value_with_aux(a, b):
+    g, (value, aux) = torch.func.grad_and_value(loss_and_aux, has_aux=True)(a, b)
+    return g, value, aux
+
+
+@case(CASES, call(T(4)), fullgraph=True)
+def grad_of_grad(x):
+    return torch.func.grad(torch.func.grad(lambda a: a.sin().sum() if a.dim() == 0 else a.sin()))(x.sum())
+
+
+@case(CASES, call(T(4), T(5, 4)), fullgraph=True)
+def per_sample_grads_vmap_of_grad(w, xs):
+    return torch.vmap(torch.func.grad(loss), in_dims=(None, 0))(w, xs)
+
+
 test_functorch = parametrize(CASES)
 
 
