@@ -91,6 +91,19 @@ def per_sample_grads_vmap_of_grad(w, xs):
     return torch.vmap(torch.func.grad(loss), in_dims=(None, 0))(w, xs)
 
 
+@case(CASES, call(T(4), T(4)), call(T(4), T(4)), compiles="C.", fullgraph=True)
+def vjp_then_its_function_called_with_cotangents(x, v):
+    out, vjp_fn = torch.func.vjp(lambda a: a.sin() * a, x)
+    (g,) = vjp_fn(v)
+    return out, g
+
+
+@case(CASES, call(T(3), T(3, 4)), fullgraph=True)
+def vjp_of_a_module_call_two_primals(w, x):
+    out, vjp_fn = torch.func.vjp(lambda a, b: LAYER(b * a.sum()), w, x)
+    return vjp_fn(torch.ones_like(out))
+
+
 test_functorch = parametrize(CASES)
 
 
@@ -119,3 +132,19 @@ def test_a_trace_stopped_inside_vmap_leaves_functorchs_state_as_it_found_it():
         tracer.compile(f, fullgraph=True)(T(3, 4))
     assert torch._C._functorch.get_dynamic_layer_stack_depth() == 0
     assert torch._C._functorch.get_inplace_requires_grad_allowed() is False
+
+
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd", "jvp", "functional_call"])
+def test_a_transform_not_traced_yet_breaks_naming_it_and_runs_as_eager(transform):
+    def f(x):
+        if transform == "jvp":
+            return torch.func.jvp(torch.sin, (x,), (torch.ones_like(x),))[1]
+        if transform == "functional_call":
+            return torch.func.functional_call(LAYER, {"weight": torch.ones(2, 4)}, (x,))
+        return getattr(torch.func, transform)(torch.sin)(x)
+
+    tracer.reset()
+    x = T(4)
+    with pytest.raises(tracer.Unsupported, match=rf"torch\.func\.{transform}\(\): a functorch transform"):
+        tracer.compile(f, fullgraph=True)(x)
+    torch.testing.assert_close(tracer.compile(f)(x), f(x))
