@@ -3,6 +3,8 @@ inlined, and the switches of functorch's state (`_vmap_increment_nesting`, `_add
 `_grad_increment_nesting`, `_wrap_for_grad`, ...) are nodes of the one graph, between the ops the
 transformed function runs on functorch's wrapped tensors.
 """
+import functools
+
 import pytest
 import torch
 import torch.func
@@ -102,6 +104,31 @@ def vjp_then_its_function_called_with_cotangents(x, v):
 def vjp_of_a_module_call_two_primals(w, x):
     out, vjp_fn = torch.func.vjp(lambda a, b: LAYER(b * a.sum()), w, x)
     return vjp_fn(torch.ones_like(out))
+
+
+@case(CASES, call(T(3, 4)), fullgraph=True)
+def vmap_with_out_dims_per_output(x):
+    return torch.vmap(lambda a: (a * 2, a.sum()), out_dims=(1, 0))(x)
+
+
+@case(CASES, call(T(5, 4)), fullgraph=True)
+def vmap_in_chunks(x):
+    return torch.vmap(lambda a: a.cos() * a.sum(), chunk_size=2)(x)
+
+
+@case(CASES, call(T(3, 4), T(3, 4)), fullgraph=True)
+def vmap_over_a_dict_with_a_keyword_argument(a, b):
+    return torch.vmap(lambda d, scale=1.0: d["a"] * d["b"] * scale)({"a": a, "b": b}, scale=3.0)
+
+
+def keyword_func(x, func=None):
+    return func(x)
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def partial_with_a_func_keyword(x):
+    # vmap's out_dims check makes partial(check, func=f, ...): `func=` is a keyword, not partial's own
+    return functools.partial(keyword_func, func=torch.sin)(x)
 
 
 test_functorch = parametrize(CASES)
