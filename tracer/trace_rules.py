@@ -114,7 +114,7 @@ def is_query(fn) -> bool:
 
 # torch.func's transforms: Dynamo inlines torch's functorch Python for them (variables/functorch.py);
 # those Standin does not trace yet are refused by name.
-_FUNCTORCH_TRANSFORMS = frozenset({"jacrev", "jacfwd", "jvp", "hessian", "linearize", "functional_call"})
+_FUNCTORCH_TRANSFORMS = frozenset({"jacrev", "jacfwd", "jvp", "hessian", "linearize"})
 
 # ... and functorch's Python helpers Dynamo records as one node each, as it records predispatch's.
 _FUNCTORCH_GRAPH_CALLS = frozenset({"_autograd_grad", "_set_tensor_requires_grad"})
@@ -124,8 +124,7 @@ def functorch_transform(value) -> str | None:
     """The name of a torch.func transform (torch.func.vmap, torch.vmap, ...), or None."""
     name = getattr(value, "__name__", None)
     if name in _FUNCTORCH_TRANSFORMS and _module_of(value) in (
-            "torch.func", "torch._functorch.apis", "torch._functorch.eager_transforms",
-            "torch._functorch.functional_call"):
+            "torch.func", "torch._functorch.apis", "torch._functorch.eager_transforms"):
         return name
     return None
 

@@ -131,6 +131,37 @@ def partial_with_a_func_keyword(x):
     return functools.partial(keyword_func, func=torch.sin)(x)
 
 
+NET = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+NORM = torch.nn.BatchNorm1d(3).eval()
+
+
+@case(CASES, call(T(5, 3), T(4, 3)), call(T(5, 3), T(4, 3)), compiles="C.", fullgraph=True)
+def functional_call_replacing_one_parameter(x, w):
+    return torch.func.functional_call(NET, {"0.weight": w}, (x,)) * 2
+
+
+@case(CASES, call(T(5, 3)), fullgraph=True)
+def functional_call_with_a_dict_made_in_the_trace(x):
+    params = {name: p * 0.5 for name, p in NET.named_parameters()}
+    return torch.func.functional_call(NET, params, x)
+
+
+@case(CASES, call(T(5, 3), T(3)), fullgraph=True)
+def functional_call_with_a_tuple_of_dicts_and_a_buffer(x, mean):
+    return torch.func.functional_call(NORM, ({"running_mean": mean}, {"weight": mean.abs()}), (x,))
+
+
+@case(CASES, call(T(5, 3)), fullgraph=True)
+def grad_of_a_loss_through_functional_call(x):
+    params = dict(NET.named_parameters())
+    return torch.func.grad(lambda p: torch.func.functional_call(NET, p, (x,)).pow(2).mean())(params)
+
+
+@case(CASES, call(T(2, 4, 3), T(5, 3)), fullgraph=True)
+def vmap_of_functional_call_over_stacked_weights(ws, x):
+    return torch.vmap(lambda w: torch.func.functional_call(NET, {"0.weight": w}, (x,)))(ws)
+
+
 test_functorch = parametrize(CASES)
 
 
@@ -161,13 +192,11 @@ def test_a_trace_stopped_inside_vmap_leaves_functorchs_state_as_it_found_it():
     assert torch._C._functorch.get_inplace_requires_grad_allowed() is False
 
 
-@pytest.mark.parametrize("transform", ["jacrev", "jacfwd", "jvp", "functional_call"])
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd", "jvp"])
 def test_a_transform_not_traced_yet_breaks_naming_it_and_runs_as_eager(transform):
     def f(x):
         if transform == "jvp":
             return torch.func.jvp(torch.sin, (x,), (torch.ones_like(x),))[1]
-        if transform == "functional_call":
-            return torch.func.functional_call(LAYER, {"weight": torch.ones(2, 4)}, (x,))
         return getattr(torch.func, transform)(torch.sin)(x)
 
     tracer.reset()
@@ -175,3 +204,41 @@ def test_a_transform_not_traced_yet_breaks_naming_it_and_runs_as_eager(transform
     with pytest.raises(tracer.Unsupported, match=rf"torch\.func\.{transform}\(\): a functorch transform"):
         tracer.compile(f, fullgraph=True)(x)
     torch.testing.assert_close(tracer.compile(f)(x), f(x))
+
+
+@pytest.mark.parametrize("how", ["strict", "unknown name"])
+def test_functional_call_not_modelled_breaks_naming_it_and_equals_eager(how):
+    def f(x):
+        if how == "strict":
+            return torch.func.functional_call(LAYER, dict(LAYER.named_parameters()), (x,), strict=True)
+        return torch.func.functional_call(LAYER, {"scale": x}, (x,))
+
+    tracer.reset()
+    x = T(4)
+    with pytest.raises(tracer.Unsupported, match=r"torch\.func\.functional_call\(\)"):
+        tracer.compile(f, fullgraph=True)(x)
+    torch.testing.assert_close(tracer.compile(f)(x), f(x))
+
+
+class SumsItsParameters(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return x * sum(p.sum() for p in self.parameters()) + self.w
+
+
+SUMS = SumsItsParameters()
+
+
+def test_functional_call_of_a_module_listing_its_parameters_breaks_rather_than_reading_the_old_ones():
+    """parameters() inside the call would list the module's own tensors, not the swapped-in one."""
+    def f(x, w):
+        return torch.func.functional_call(SUMS, {"w": w}, (x,))
+
+    tracer.reset()
+    x, w = T(3), T(3)
+    with pytest.raises(tracer.Unsupported, match=r"parameters inside torch\.func\.functional_call"):
+        tracer.compile(f, fullgraph=True)(x, w)
+    torch.testing.assert_close(tracer.compile(f)(x, w), f(x, w))

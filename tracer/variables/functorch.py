@@ -78,7 +78,7 @@ def call_state_query(tx, fn, args, kwargs):
 def _remember_state(tx) -> None:
     """On the trace's first switch, a cleanup that puts functorch's state back as it was then."""
     output = tx.output
-    if getattr(output, "functorch_state_saved", False):
+    if output.functorch_state_saved:
         return
     output.functorch_state_saved = True
     depth = functorch_c.get_dynamic_layer_stack_depth()

@@ -22,6 +22,7 @@ from .base import VariableTracker
 from .checkpoint import call_checkpoint
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
+from .functional_call import call_functional_call
 from .lists import ListVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
@@ -210,7 +211,8 @@ def transform_function_name(tx, args, kwargs):
 def _torch_polyfills() -> dict:
     return {torch._functorch.vmap._get_name: transform_function_name,
             torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
-            torch.utils.checkpoint.checkpoint: call_checkpoint, **PYTREE_POLYFILLS}
+            torch.utils.checkpoint.checkpoint: call_checkpoint, torch.func.functional_call: call_functional_call,
+            **PYTREE_POLYFILLS}
 
 
 POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.namedtuple: namedtuple_class,
