@@ -29,6 +29,9 @@ _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_back
                "_state_dict_hooks", "_load_state_dict_pre_hooks")
 
 
+# What lists a module's tensors other than by attribute (functional_call swaps only attributes here).
+_TENSOR_LISTINGS = frozenset({"_parameters", "_buffers", "parameters", "named_parameters", "buffers", "named_buffers",
+                              "state_dict", "_named_members", "__dict__"})
 _TRACED_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_global_forward_pre_hooks", "_global_forward_hooks")
 _HOOKS_MODULE = "torch.nn.modules.module"  # where register_module_forward_hook keeps the global hooks
 
@@ -98,6 +101,9 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if stored is not None:
             return stored
         module = self.value
+        if name in _TENSOR_LISTINGS and id(module) in tx.output.reparametrized:
+            raise Unsupported(f"{type(module).__qualname__}.{name} inside torch.func.functional_call() (it would "
+                              "list the module's own tensors, not the ones swapped in)")
         instance_dict = module.__dict__
         if (name in self._MEMBER_METHODS or name in _CALL_ENTRIES) and name not in instance_dict \
                 and not self._overrides(name):
