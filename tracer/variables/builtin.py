@@ -460,11 +460,16 @@ class BuiltinVariable(VariableTracker):
         return ConstantVariable(obj.truth(tx))
 
     def call_int(self, tx, obj=None, *rest):
+        if isinstance(obj, TensorVariable) and not rest:  # an unbacked symbol where captured, else a break
+            return obj.call_method(tx, "__int__", [], {})
         if isinstance(obj, TensorVariable):
             raise Unsupported("int() of a tensor needs its data at trace time")
         return None
 
-    call_float = call_int
+    def call_float(self, tx, obj=None, *rest):
+        if isinstance(obj, TensorVariable):
+            return obj.call_method(tx, "__float__", [], {})
+        return None
 
     def call_callable(self, tx, obj):
         if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable, UserMethodVariable,

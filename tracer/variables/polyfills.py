@@ -29,6 +29,7 @@ from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVa
 from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, new_instance, python_slot
 from .pytree import POLYFILLS as PYTREE_POLYFILLS
+from .scalars import check_polyfills
 from .sym import SymNodeVariable
 from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable, UserMethodVariable
@@ -232,7 +233,7 @@ def _torch_polyfills() -> dict:
     return {torch._functorch.vmap._get_name: transform_function_name,
             torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
             torch.utils.checkpoint.checkpoint: call_checkpoint, torch.func.functional_call: call_functional_call,
-            **PYTREE_POLYFILLS}
+            **PYTREE_POLYFILLS, **check_polyfills()}
 
 
 POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.namedtuple: namedtuple_class,
