@@ -153,8 +153,11 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return self._run_forward_hooks(tx, args, output, post)
 
     def _hooks(self, tx, slot: str, present: list) -> list:
-        """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
+        """The trackers of the hooks in one of the module's hook dicts, its keys guarded; an empty
+        dict's length guarded, so a hook registered after the compile recompiles and runs (Dynamo
+        2.13 skips these guards and keeps the old graph)."""
         if slot not in present:
+            _guard_members(tx, self.value, self.source, slot, read="len")
             return []
         _guard_members(tx, self.value, self.source, slot)
         return [VariableTracker.build(tx, hook,

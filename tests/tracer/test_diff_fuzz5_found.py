@@ -1,0 +1,53 @@
+"""Bugs the generator families of fuzz_families3.py / fuzz_families4.py found, one small case each.
+
+Each case is the reduced program, rewritten by hand where that made it clearer.  Where Dynamo 2.13
+itself differs from eager the case is compared with eager alone.
+"""
+import torch
+from differential import T, call, case, mutate_with, parametrize, parametrize_against_eager
+from torch import nn
+
+AGAINST_EAGER: list = []
+CASES: list = []
+HANDLES: list = []
+
+
+# ---- a module's own hook dicts guarded even when empty: a hook registered after the compile runs ----
+# (Dynamo's skip_nnmodule_hook_guards keeps the old graph there and skips the hook)
+
+class Plain(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+PLAIN = Plain()
+INNER_OF = nn.Sequential(nn.Linear(3, 3))
+
+
+def _register(g):
+    HANDLES.append(PLAIN.register_forward_pre_hook(lambda module, args: (args[0] + 10,)))
+    HANDLES.append(PLAIN.register_forward_hook(lambda module, args, output: output * 3))
+
+
+def _register_inner(g):
+    HANDLES.append(INNER_OF[0].register_forward_hook(lambda module, args, output: output - 100))
+
+
+def _remove(g):
+    while HANDLES:
+        HANDLES.pop().remove()
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3), mutate=mutate_with(_register, "forward pre-hook and hook registered")),
+      call(T(3), mutate=mutate_with(_remove, "hooks removed")), compiles="CC.")
+def a_hook_registered_on_a_module_after_the_compile_runs(x):
+    return PLAIN(x) + 1
+
+
+@case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3), mutate=mutate_with(_register_inner, "a submodule's hook registered")),
+      call(T(2, 3), mutate=mutate_with(_remove, "hook removed")), compiles="CC.")
+def a_hook_registered_on_a_submodule_after_the_compile_runs(x):
+    return INNER_OF(x).sum(-1)
+
+
+test_fuzz5_found_against_eager = parametrize_against_eager(AGAINST_EAGER)
