@@ -44,9 +44,11 @@ def a_hook_registered_on_a_module_after_the_compile_runs(x):
     return PLAIN(x) + 1
 
 
-@case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3), mutate=mutate_with(_register_inner, "a submodule's hook registered")),
-      call(T(2, 3), mutate=mutate_with(_remove, "hook removed")), compiles="CC.")
-def a_hook_registered_on_a_submodule_after_the_compile_runs(x):
+@case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)),
+      call(T(2, 3), mutate=mutate_with(_register_inner, "a submodule's hook registered")),
+      call(T(2, 3), mutate=mutate_with(_remove, "hook removed")), compiles="C.C.")
+def a_hook_registered_on_a_tag_safe_submodule_after_warm_calls_runs(x):
+    """The Linear is a tag-safe root checked by dict tags alone once warm: its hook dict's tag changes."""
     return INNER_OF(x).sum(-1)
 
 
