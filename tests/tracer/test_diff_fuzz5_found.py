@@ -53,3 +53,19 @@ def a_hook_registered_on_a_tag_safe_submodule_after_warm_calls_runs(x):
 
 
 test_fuzz5_found_against_eager = parametrize_against_eager(AGAINST_EAGER)
+
+
+# ---- a str repeated a symbolic number of times: the number specialised, as Dynamo (no graph break) ----
+
+@case(CASES, call(T(3), 3), call(T(3), 4), call(T(3), 3), compiles="CC.", dynamic=True)
+def a_str_repeated_by_a_symbolic_int_specialises_it(x, n):
+    s = "x" * n
+    return x * len(s), s
+
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 5), compiles="CCC", dynamic=None)
+def a_str_repeated_by_an_int_that_became_dynamic(x, n):
+    return x * ("ab" * n).count("a") + n
+
+
+test_fuzz5_found = parametrize(CASES)
