@@ -68,4 +68,16 @@ def a_str_repeated_by_an_int_that_became_dynamic(x, n):
     return x * ("ab" * n).count("a") + n
 
 
+# ---- str.format of a symbolic number: its value specialised, as Dynamo (no graph break) ----
+
+NOTES: list = []
+
+
+@case(CASES, call(T(3), 1), call(T(3), 2), call(T(3), 3), compiles="CCC", dynamic=None,
+      state=lambda: list(NOTES))
+def str_format_of_an_int_that_became_dynamic(x, n):
+    NOTES.append("{}:{}".format(n, x.shape))
+    return x * n
+
+
 test_fuzz5_found = parametrize(CASES)

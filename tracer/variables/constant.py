@@ -62,6 +62,15 @@ def _spent(tx, arg: VariableTracker) -> VariableTracker:
     return arg
 
 
+def _specialised(tx, arg):
+    """A symbolic number a str method takes: its value now, guarded (the str needs the digits)."""
+    from .sym import SymNodeVariable  # cycle: .sym -> .constant
+    real = arg.realize()
+    if isinstance(real, SymNodeVariable):
+        return ConstantVariable(real.specialize(f"a str method needed the value of {real.expr()}", tx))
+    return arg
+
+
 @dataclass(frozen=True, eq=False)
 class ConstantVariable(VariableTracker):
     value: object = None
@@ -101,6 +110,8 @@ class ConstantVariable(VariableTracker):
         if name not in allowed:
             raise Unsupported(f"method {type(self.value).__name__}.{name}() at trace time")
         args = [_spent(tx, a) for a in args]  # ",".join(str(i) for i in ...): the items, not the generator
+        if isinstance(self.value, str):  # "{}:{}".format(n, x): a symbolic n's value, as Dynamo
+            args, kwargs = [_specialised(tx, a) for a in args], {k: _specialised(tx, v) for k, v in kwargs.items()}
         if not all(a.is_python_constant() for a in list(args) + list(kwargs.values())):
             if isinstance(self.value, (int, float)) and name.startswith("__") and len(args) == 1:
                 from .builtin import apply_operator  # cycle: .builtin -> .constant
