@@ -80,4 +80,30 @@ def str_format_of_an_int_that_became_dynamic(x, n):
     return x * n
 
 
+# ---- str methods all fold: nn.Module.get_buffer's "a.b".rpartition(".") no longer breaks the graph ----
+
+class Buffered(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("running", torch.ones(3))
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return x + self.get_buffer("running") + self.get_parameter("lin.bias") + self.get_submodule("lin")(x)
+
+
+BUFFERED = Buffered()
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.")
+def get_buffer_get_parameter_and_get_submodule_trace_whole(x):
+    return BUFFERED(x)
+
+
+@case(CASES, call(T(3), "a.b.c"), call(T(3), "x.y"), compiles="CC")
+def str_methods_fold(x, path):
+    head, _, tail = path.rpartition(".")
+    return x * len(head.center(7, "*")) + path.rsplit(".", 1)[-1].isalpha() + len(tail.ljust(3))
+
+
 test_fuzz5_found = parametrize(CASES)
