@@ -159,10 +159,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return self._run_forward_hooks(tx, args, output, post)
 
     def _hooks(self, tx, slot: str, present: list) -> list:
-        """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
+        """The trackers of the hooks in one of the module's hook dicts, its keys guarded even when
+        empty, so a hook registered after the compile recompiles and runs (Dynamo 2.13 skips
+        these guards and keeps the old graph)."""
+        _guard_members(tx, self.value, self.source, slot)
         if slot not in present:
             return []
-        _guard_members(tx, self.value, self.source, slot)
         return [VariableTracker.build(tx, hook,
                                       GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
                 for key, hook in self.value.__dict__[slot].items()]
