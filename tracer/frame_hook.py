@@ -123,8 +123,13 @@ def call_under_hook(callback, fn, args, kwargs):
     """fn(*args, **kwargs) with every frame under it offered to `callback` (one root's), in Standin's
     cache region; torch's previous hook (this thread's) and region (the process's, once the last
     Standin call on any thread ends) are back when it returns or raises, whatever it raises."""
+    global _region_before
     token = object()
-    _enter_region(token)
+    with _region_lock:  # enter the region (written out, as _restore leaves it: this runs on every call)
+        if not _calls_in_region:
+            _region_before = native.get_eval_frame_isolate_recompiles_id()
+            native.set_eval_frame_isolate_recompiles_id(STANDIN_REGION)
+        _calls_in_region.add(token)
     prior = native.get_eval_frame_callback()
     try:
         native.set_eval_frame(callback)
@@ -136,35 +141,21 @@ def call_under_hook(callback, fn, args, kwargs):
 def _restore(callback, token) -> None:
     """Put this thread's hook back and leave the region, even when an exception raised from another
     thread (a session's Stop) lands in between: each step is idempotent and both are done before it
-    goes on."""
+    goes on.  The last Standin call to end, on any thread, hands torch its region back (a set of the
+    calls running, not a count: leaving twice is leaving once)."""
     pending = None
     while True:
         try:
             native.set_eval_frame(callback)
-            _leave_region(token)
+            with _region_lock:
+                _calls_in_region.discard(token)
+                if not _calls_in_region:
+                    native.set_eval_frame_isolate_recompiles_id(_region_before)
             break
         except BaseException as error:  # noqa: BLE001 - re-raised below, once all are back
             pending = error
     if pending is not None:
         raise pending
-
-
-def _enter_region(token) -> None:
-    global _region_before
-    with _region_lock:
-        if not _calls_in_region:
-            _region_before = native.get_eval_frame_isolate_recompiles_id()
-            native.set_eval_frame_isolate_recompiles_id(STANDIN_REGION)
-        _calls_in_region.add(token)
-
-
-def _leave_region(token) -> None:
-    """The last Standin call to end, on any thread, hands torch its region back (a set of the calls
-    running, not a count: leaving twice is leaving once)."""
-    with _region_lock:
-        _calls_in_region.discard(token)
-        if not _calls_in_region:
-            native.set_eval_frame_isolate_recompiles_id(_region_before)
 
 
 def native_root() -> RootGuardManager:
