@@ -84,6 +84,10 @@ class ObservedException(Unsupported):
         self.exception = exception
         super().__init__(reason, location, user_stack)
 
+    def raised_type(self) -> type:
+        """The class of what was raised: an ExceptionVariable's, or the real exception's."""
+        return getattr(self.exception, "exc_type", type(self.exception))
+
     def at(self, location: UserLocation, user_stack: list[UserLocation] | None = None) -> "ObservedException":
         if self.location is not None:
             return self

@@ -68,6 +68,8 @@ class OutputGraph:
         self.subgraphs: dict[str, torch.fx.GraphModule] = {}  # get_attr targets: traced hook bodies
         self.outer: tuple | None = None  # while tracing into a subgraph: the main graph (and its on_node)
         self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
+        self.functorch_state_saved = False  # a torch.func switch ran: a cleanup hook restores functorch's state
+        self.reparametrized: frozenset = frozenset()  # ids of modules a functional_call swaps tensors into now
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
     # ---- guards -----------------------------------------------------------------
