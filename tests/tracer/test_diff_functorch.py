@@ -3,11 +3,13 @@ inlined, and the switches of functorch's state (`_vmap_increment_nesting`, `_add
 `_grad_increment_nesting`, `_wrap_for_grad`, ...) are nodes of the one graph, between the ops the
 transformed function runs on functorch's wrapped tensors.
 """
+import collections
 import functools
 
 import pytest
 import torch
 import torch.func
+import torch.utils._pytree as pytree
 
 import tracer
 
@@ -160,6 +162,18 @@ def grad_of_a_loss_through_functional_call(x):
 @case(CASES, call(T(2, 4, 3), T(5, 3)), fullgraph=True)
 def vmap_of_functional_call_over_stacked_weights(ws, x):
     return torch.vmap(lambda w: torch.func.functional_call(NET, {"0.weight": w}, (x,)))(ws)
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def pytree_flatten_unflatten_and_map_on_traced_values(x):
+    # what torch.func's transforms do with their inputs and outputs, on the trace's own trackers
+    leaves, spec = pytree.tree_flatten((x, [x * 2, None], {"k": x + 1}, Pair(x, 3), x.max(0)))
+    rebuilt = pytree.tree_unflatten([leaf * 2 if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves], spec)
+    mapped = pytree.tree_map(lambda t: t + 1 if isinstance(t, torch.Tensor) else t, [x, (x, 2)])
+    return rebuilt, len(leaves), mapped, pytree.tree_leaves({"a": (x, None)})
 
 
 test_functorch = parametrize(CASES)
