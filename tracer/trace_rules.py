@@ -30,7 +30,7 @@ import torch.overrides
 _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.utils", "torch.compiler",
                     "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
 # ... except these helpers inside them, plain Python that Dynamo traces (torch.optim calls them).
-_TRACED_IN_MACHINERY = ("torch.utils._foreach_utils",)
+_TRACED_IN_MACHINERY = ("torch.utils._foreach_utils", "torch.utils._ordered_set")
 # ... and single functions of it that plain library code calls (torch.distributions' broadcast_all).
 _TRACED_MACHINERY_FUNCTIONS = frozenset({"torch.overrides.is_tensor_like"})
 _BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})

@@ -41,6 +41,17 @@ def hooks_of(module: torch.nn.Module) -> list[str]:
     return [name for name in _HOOK_DICTS[:4] if getattr(module, name, None)] + _global_hooks()
 
 
+def has_call_hooks(module: torch.nn.Module) -> bool:
+    """Whether hooks_of(module) is not empty, asked on every call of a compiled module: one expression
+    of eight attribute reads (no lists, no inner frames), as nn.Module.__call__ asks it."""
+    return bool(getattr(module, "_forward_hooks", None) or getattr(module, "_forward_pre_hooks", None)
+                or getattr(module, "_backward_hooks", None) or getattr(module, "_backward_pre_hooks", None)
+                or getattr(module_py, "_global_forward_hooks", None)
+                or getattr(module_py, "_global_forward_pre_hooks", None)
+                or getattr(module_py, "_global_backward_hooks", None)
+                or getattr(module_py, "_global_backward_pre_hooks", None))
+
+
 def _global_hooks() -> list[str]:
     names = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
              "_global_backward_pre_hooks")
@@ -159,10 +170,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return self._run_forward_hooks(tx, args, output, post)
 
     def _hooks(self, tx, slot: str, present: list) -> list:
-        """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
+        """The trackers of the hooks in one of the module's hook dicts, its keys guarded even when
+        empty, so a hook registered after the compile recompiles and runs (Dynamo 2.13 skips
+        these guards and keeps the old graph)."""
+        _guard_members(tx, self.value, self.source, slot)
         if slot not in present:
             return []
-        _guard_members(tx, self.value, self.source, slot)
         return [VariableTracker.build(tx, hook,
                                       GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
                 for key, hook in self.value.__dict__[slot].items()]
