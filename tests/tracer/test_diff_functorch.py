@@ -256,3 +256,18 @@ def test_functional_call_of_a_module_listing_its_parameters_breaks_rather_than_r
     with pytest.raises(tracer.Unsupported, match=r"parameters inside torch\.func\.functional_call"):
         tracer.compile(f, fullgraph=True)(x, w)
     torch.testing.assert_close(tracer.compile(f)(x, w), f(x, w))
+
+
+def test_a_compiled_transform_called_under_an_eager_vmap_runs_eagerly_and_equals_eager():
+    """Its graph holds functorch levels of a trace outside any transform: under an eager vmap the tensor
+    guards fail (the dispatch keys differ), and the frame is not compiled there, as in Dynamo."""
+    def f(x):
+        return torch.func.grad(lambda a: (a.sin() * a).sum())(x)
+
+    tracer.reset()
+    compiled = tracer.compile(f)
+    x, xs = T(4), T(2, 4)
+    torch.testing.assert_close(compiled(x), f(x))
+    torch.testing.assert_close(torch.vmap(lambda b: compiled(x) * b)(xs), torch.vmap(lambda b: f(x) * b)(xs))
+    assert [event.kind for event in compiled.compile_events][-2:] == ["recompile", "eager_fallback"]
+    assert "torch.func.vmap running eagerly" in compiled.compile_events[-1].reason
