@@ -176,6 +176,19 @@ def pytree_flatten_unflatten_and_map_on_traced_values(x):
     return rebuilt, len(leaves), mapped, pytree.tree_leaves({"a": (x, None)})
 
 
+@case(CASES, call(T(4), T(4)), call(T(4), T(4)), compiles="C.", fullgraph=True)
+def jvp_of_a_function(x, t):
+    return torch.func.jvp(lambda a: a.sin() * a, (x,), (t,))
+
+
+@case(CASES, call(T(4), T(3, 4)), fullgraph=True)
+def jvp_with_two_primals_and_aux(w, x):
+    def f(a, b):
+        y = LAYER(b * a)
+        return y.sum(0), y.detach()
+    return torch.func.jvp(f, (w, x), (torch.ones_like(w), torch.zeros_like(x)), has_aux=True)
+
+
 test_functorch = parametrize(CASES)
 
 
@@ -195,22 +208,32 @@ def graph_break_inside_vmap(x):
 test_functorch_breaks = parametrize_breaks(BREAKS)
 
 
-def test_a_trace_stopped_inside_vmap_leaves_functorchs_state_as_it_found_it():
+def branches_on_data(r):
+    return r.sin() if r.sum() > 0 else r
+
+
+@pytest.mark.parametrize("transform", ["vmap", "grad", "jvp"])
+def test_a_trace_stopped_inside_a_transform_leaves_functorchs_state_as_it_found_it(transform):
     def f(x):
-        return torch.vmap(lambda r: r.sin() if r.sum() > 0 else r)(x)
+        if transform == "jvp":
+            return torch.func.jvp(branches_on_data, (x,), (x,))
+        if transform == "grad":
+            return torch.func.grad(lambda r: branches_on_data(r).sum())(x)
+        return torch.vmap(branches_on_data)(x)
 
     tracer.reset()
     with pytest.raises(tracer.Unsupported, match="data-dependent branch"):
         tracer.compile(f, fullgraph=True)(T(3, 4))
     assert torch._C._functorch.get_dynamic_layer_stack_depth() == 0
     assert torch._C._functorch.get_inplace_requires_grad_allowed() is False
+    assert torch._C._autograd._saved_tensors_hooks_is_enabled()
+    assert torch.func.jvp.__globals__["JVP_NESTING"] == 0
+    assert torch.autograd.forward_ad._current_level == -1
 
 
-@pytest.mark.parametrize("transform", ["jacrev", "jacfwd", "jvp"])
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
 def test_a_transform_not_traced_yet_breaks_naming_it_and_runs_as_eager(transform):
     def f(x):
-        if transform == "jvp":
-            return torch.func.jvp(torch.sin, (x,), (torch.ones_like(x),))[1]
         return getattr(torch.func, transform)(torch.sin)(x)
 
     tracer.reset()
