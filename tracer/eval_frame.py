@@ -129,6 +129,10 @@ class CompiledFunction:
             fn = fn.func
         if isinstance(fn, types.MethodType):
             self.bound_self, fn = fn.__self__, fn.__func__
+        # a generator function: as under Dynamo, nothing is compiled (the call only makes the generator, whose
+        # frame Dynamo skips; its body runs when iterated, after the compiled call)
+        self.runs_as_is = isinstance(fn, types.FunctionType) and bool(
+            fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR))
         if not _has_plain_code(fn):
             # a builtin, a class, a generator or coroutine function: a frame that calls it is compiled, as
             # torch.compile does (torch.sin is then a graph; a generator's own frame is left alone)
@@ -259,7 +263,7 @@ class CompiledFunction:
             fn = self.module
         else:  # _full_args(args), written out: this runs on every call
             fn, args = self.fn, (args if self.bound_self is None else (self.bound_self, *args))
-        if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
+        if self.runs_as_is or not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
             return fn(*args, **kwargs)
         try:
             return frame_hook.call_under_hook(self._callback, fn, args, kwargs)

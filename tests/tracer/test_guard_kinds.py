@@ -9,7 +9,7 @@ import torch
 from torch._C._dynamo.guards import GlobalStateGuard
 
 from tracer.guards.kinds import (
-    KINDS, Guard, InstalledAt, ShapeCheck, TensorMeta, actual_text, check_one, dims_match, expected_json,
+    KINDS, GlobalState, Guard, InstalledAt, ShapeCheck, TensorMeta, actual_text, check_one, dims_match, expected_json,
     global_state, is_marked, kind_of, leaf_function, leaf_test, manager_kind, tensor_mismatch, tensor_name,
 )
 from tracer.guards.native import NativeGuards
@@ -424,6 +424,33 @@ def test_global_state_holds_until_a_switch_changes_and_names_it():
         torch.set_default_dtype(torch.float32)
 
 
+def test_global_state_names_every_switch_that_changed_at_once():
+    g = Guard(None, "GLOBAL_STATE", global_state())
+    torch.set_default_dtype(torch.float64)
+    try:
+        with torch.no_grad():
+            assert actual_text(g, None) == "changed grad_mode=False, default_dtype=torch.float64"
+    finally:
+        torch.set_default_dtype(torch.float32)
+
+
+class SnapshotSaying:
+    """A stand-in for torch's GlobalStateGuard whose failure reason is given (torch's own may be blank)."""
+
+    def __init__(self, reason):
+        self.words = reason
+
+    def reason(self):
+        return self.words
+
+
+def test_global_state_changed_outside_the_switches_is_named_by_the_snapshots_reason_stripped_or_a_question_mark():
+    for reason, words in ((" num_threads changed\n", "changed num_threads changed"), (" \n", "changed ?")):
+        state = GlobalState(global_state())
+        state.native = SnapshotSaying(reason)
+        assert actual_text(Guard(None, "GLOBAL_STATE", state), None) == words
+
+
 def test_global_state_outside_the_switches_is_named_by_torchs_snapshot():
     g = Guard(None, "GLOBAL_STATE", global_state())
     threads = torch.get_num_threads()
@@ -437,7 +464,6 @@ def test_global_state_outside_the_switches_is_named_by_torchs_snapshot():
 
 
 def test_global_state_made_by_hand_is_checked_switch_by_switch():
-    from tracer.guards.kinds import GlobalState
     by_hand = Guard(None, "GLOBAL_STATE", GlobalState((("grad_mode", True), ("default_dtype", torch.float32))))
     assert check_one(by_hand, None)
     with torch.no_grad():

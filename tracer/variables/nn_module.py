@@ -29,6 +29,9 @@ _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_back
                "_state_dict_hooks", "_load_state_dict_pre_hooks")
 
 
+# What lists a module's tensors other than by attribute (functional_call swaps only attributes here).
+_TENSOR_LISTINGS = frozenset({"_parameters", "_buffers", "parameters", "named_parameters", "buffers", "named_buffers",
+                              "state_dict", "_named_members", "__dict__"})
 _TRACED_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_global_forward_pre_hooks", "_global_forward_hooks")
 _HOOKS_MODULE = "torch.nn.modules.module"  # where register_module_forward_hook keeps the global hooks
 
@@ -109,6 +112,9 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if stored is not None:
             return stored
         module = self.value
+        if name in _TENSOR_LISTINGS and id(module) in tx.output.reparametrized:
+            raise Unsupported(f"{type(module).__qualname__}.{name} inside torch.func.functional_call() (it would "
+                              "list the module's own tensors, not the ones swapped in)")
         instance_dict = module.__dict__
         if (name in self._MEMBER_METHODS or name in _CALL_ENTRIES) and name not in instance_dict \
                 and not self._overrides(name):
@@ -164,10 +170,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return self._run_forward_hooks(tx, args, output, post)
 
     def _hooks(self, tx, slot: str, present: list) -> list:
-        """The trackers of the hooks in one of the module's hook dicts, its keys guarded."""
+        """The trackers of the hooks in one of the module's hook dicts, its keys guarded even when
+        empty, so a hook registered after the compile recompiles and runs (Dynamo 2.13 skips
+        these guards and keeps the old graph)."""
+        _guard_members(tx, self.value, self.source, slot)
         if slot not in present:
             return []
-        _guard_members(tx, self.value, self.source, slot)
         return [VariableTracker.build(tx, hook,
                                       GetItemSource(AttrSource(self.source, slot), key) if self.source else None)
                 for key, hook in self.value.__dict__[slot].items()]
