@@ -124,6 +124,9 @@ EQUIVALENT: dict[str, str] = {
         "check held, and the failure text is asked only of a check that failed",
     "tracer.guards.kinds.x__dict_keys_native__mutmut_[678]": "the words of the TypeError that refuses a native "
         "key check: NativeGuards catches it and installs the Python check instead, nothing reads the words",
+    "tracer.guards.kinds.x__dict_contains_native__mutmut_[345]": "the same, for the native key-presence check",
+    "tracer.guards.kinds.x__length_native__mutmut_2[89]": "the same, for the native length check",
+    "tracer.guards.kinds.x__length_native__mutmut_30": "the same, for the native length check",
     # ---- end guards.kinds ----
     # ---- codegen (mutate4) ----
     "tracer.codegen.xǁPyCodegenǁ_staged__mutmut_5": "the staged cell value's temp prefix upper-cased: still "
