@@ -27,10 +27,12 @@ from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
 from .variables.ctx_manager import enter_with
 from .variables.dicts import ConstDictVariable
+from .variables.functorch import nesting_counter
 from .variables.exceptions import ExceptionVariable, is_exception_class
 from .variables.generator import GeneratorVariable
 from .variables.lists import ListIteratorVariable
 from .variables.lazy import LazyVariableTracker
+from .variables.leaving_generators import returned_generators_as_iterators
 from .variables.misc import NullVariable, UserDefinedClassVariable
 from .variables.sym import SymNodeVariable
 from .variables.tensor import TensorVariable
@@ -362,7 +364,8 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         if stored is not None:
             return stored
         if name in self.f_globals:
-            return build_lazy(self, self.f_globals[name], self.global_source(name))
+            counter = nesting_counter(self, self.f_globals, name, self.global_source(name))
+            return counter if counter is not None else build_lazy(self, self.f_globals[name], self.global_source(name))
         builtins_ = builtins_of(self.f_globals)
         if name in builtins_:
             value = builtins_[name]
@@ -509,7 +512,10 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
 
     def RETURN_VALUE(self, inst):
-        self.return_value = self.pop()
+        value = self.pop()
+        if self.parent is None:  # leaving the trace: its generators become iterators of what they have left
+            value = returned_generators_as_iterators(self, value)
+        self.return_value = value
 
     def LOAD_ASSERTION_ERROR(self, inst):
         """A failing assert.  As Dynamo: one with no message or a literal one is a graph break (the assert

@@ -503,3 +503,19 @@ def test_a_shape_guard_reads_the_frame_and_prints_as_dynamo():
         leaf_function(g)
     rounded = ShapeCheck("math.floor(L['n'] / 2) == 1 and torch.is_tensor(G['t'])", "")
     assert rounded.holds({"n": 3}, {"t": torch.ones(1)}) and not rounded.holds({"n": 4}, {"t": torch.ones(1)})
+
+
+def test_a_shape_guard_in_the_native_tree_answers_as_holds_and_fails_on_a_non_tensor():
+    """The native tree's shape guard is check_over(G): one function of L, which must say what holds() says
+    (G read from the frame's globals) and fail, not raise, when an input is not a tensor any more."""
+    check = ShapeCheck("2 <= L['x'].size()[0] and L['x'].size()[0] <= G['limit']", "2 <= L['x'].size()[0] <= G['limit']",
+                       ("L['x'].size()[0]",))
+    f_globals = {"limit": 4}
+    tree = NativeGuards([Guard(None, "SHAPE_ENV", check)], frame.__code__, {"x": torch.ones(3), "y": None},
+                        f_globals)
+    for size in range(7):
+        f_locals = {"x": torch.ones(size), "y": None}
+        assert tree.probe(f_locals) is check.holds(f_locals, f_globals) is (2 <= size <= 4)
+    f_globals["limit"] = 6  # the frame's globals, read when checked
+    assert tree.probe({"x": torch.ones(6), "y": None})
+    assert tree.probe({"x": 3, "y": None}) is False and tree.failing_parts({"x": 3, "y": None}) == [check.text]
