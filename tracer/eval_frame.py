@@ -36,7 +36,7 @@ from .resume import make_resume_code, origin_index, resume_prologue_length
 from .guards.report import report_text
 from .guards.whatif import predict
 from .shapes import AutomaticDynamic, check_dynamic, code_identity
-from .variables.nn_module import hooks_of
+from .variables.nn_module import has_call_hooks
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -257,12 +257,12 @@ class CompiledFunction:
         if self.partial_args or self.partial_keywords:
             args, kwargs = self._with_partial(args, kwargs)
         self.last_call = (args, kwargs)
-        if self.hooks_outside and hooks_of(self.module):
+        if self.hooks_outside and has_call_hooks(self.module):
             # as Dynamo: nn.Module.__call__ runs the hooks outside the graphs, under the frame hook, so
             # the forward frame is this one and each hook a frame of its own
             fn = self.module
-        else:
-            fn, args = self.fn, self._full_args(args)
+        else:  # _full_args(args), written out: this runs on every call
+            fn, args = self.fn, (args if self.bound_self is None else (self.bound_self, *args))
         if self.runs_as_is or not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
             return fn(*args, **kwargs)
         try:

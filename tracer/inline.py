@@ -110,8 +110,8 @@ def bind_arguments(code: types.CodeType, qualname: str, defaults, kwdefaults, ar
     signature = inspect.signature(dummy)
     try:
         bound = signature.bind(*args, **kwargs)
-    except TypeError as error:
-        raise Unsupported(f"TypeError calling {qualname}: {error}") from error
+    except TypeError as error:  # the program's own error (a test's assertRaises(TypeError) catches it)
+        raise observed(TypeError(f"{qualname}() {error}"), f"TypeError calling {qualname}: {error}") from error
     bound.apply_defaults()
     result = {}
     for name, value in bound.arguments.items():
