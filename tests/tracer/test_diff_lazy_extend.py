@@ -70,3 +70,23 @@ def stop_iteration_cause_is_kept(x):  # Dynamo 2.13 loses the message and the ca
 
 
 test_lazy_extend_against_eager = parametrize_against_eager(EAGER_ONLY)
+
+
+CASES_IADD: list = []
+
+
+@case(CASES_IADD, call(T(3)), call(T(3)), compiles="C.")
+def list_iadd_from_a_map_reading_the_list(x):
+    y = [1, 2]
+    y += map(lambda z: len(y) + z, range(3))
+    return x + 1, y
+
+
+@case(CASES_IADD, call(T(3)), call(T(3)), compiles="C.")
+def list_iadd_from_a_generator_reading_the_list(x):
+    y = [1]
+    y += (y[-1] + z for z in range(3))
+    return x + 1, y
+
+
+test_lazy_iadd = parametrize(CASES_IADD)

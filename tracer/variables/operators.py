@@ -18,6 +18,7 @@ from .constant import ConstantVariable
 from .container_bases import container_operator
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
+from .generator import GeneratorVariable
 from .lists import BaseListVariable, ListVariable, TupleVariable, hash_key
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
@@ -78,6 +79,8 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
     if container is not None:
         return container
     if isinstance(args[0], ListVariable) and op is operator.iadd:
+        if isinstance(args[1], GeneratorVariable):  # each item added before the next is pulled, as CPython
+            return args[0].extended_one_by_one(tx, args[1], lambda so_far, item: [*so_far, item])
         return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
     changed = _in_place(tx, op, args)
     if changed is not None:
