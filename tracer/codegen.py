@@ -134,7 +134,16 @@ def _advance_iterator(target, steps):
         next(target)
 
 
+def _exception_with(cls, args, names, *values):
+    """An exception made in the trace, rebuilt with the attributes the trace set on it."""
+    error = cls(*args)
+    for name, value in zip(names, values):
+        setattr(error, name, value)
+    return error
+
+
 _new_object_fn = NamedCallable("__new_object", _new_object)
+_exception_fn = NamedCallable("__exception_with_attributes", _exception_with)
 _advance_iterator_fn = NamedCallable("__advance_iterator", _advance_iterator)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
 _refill_fn = NamedCallable("__refill_contents", _refill)
@@ -151,6 +160,7 @@ class PyCodegen:
         self.output_nodes: list[torch.fx.Node] = list(output_nodes or [])
         self.frozen_outputs = output_nodes is not None
         self.new_object_temps: dict = {}
+        self.rebuilding: set = set()  # exceptions being rebuilt now: a chain leading back to one is a cycle
         self.temp_count = 0
         self.cell_temps: dict[int, str] = {}  # cells made during the trace, rebuilt once each
         self.frame_cells_used = False  # a rebuilt closure holds one of the frame's own cells
@@ -330,12 +340,33 @@ class PyCodegen:
         self.call(getattr(torch.Tensor, method), lambda: (self.reconstruct(tensor), self.reconstruct(fn)), 2)
 
     def _exception(self, var: ExceptionVariable) -> None:
-        """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
-        if not plain_exception_class(var.exc_type) or self.side_effects.attrs.get(var.identity()):
-            raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its own __init__, attributes "
-                              "or a chained exception) in bytecode")
-        self._built_once(var.identity(), lambda: self.call(
-            var.exc_type, lambda: [self.reconstruct(a) for a in var.args], len(var.args)))
+        """An exception object made in the trace and still alive: `cls(*args)` again, built once, with
+        the attributes the trace gave it (its __context__, __cause__) set again in the order given."""
+        key = var.identity()
+        if not plain_exception_class(var.exc_type):
+            raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its class's own __init__) "
+                              "in bytecode")
+        attrs = self.side_effects.attrs.get(key, {})
+        if not attrs:
+            self._built_once(key, lambda: self.call(
+                var.exc_type, lambda: [self.reconstruct(a) for a in var.args], len(var.args)))
+            return
+        if key in self.rebuilding and key not in self.new_object_temps:
+            raise Unsupported(f"cannot rebuild the exception {var.short_repr()}: its chain of exceptions "
+                              "leads back to it")
+
+        def args():
+            self.load_const(var.exc_type)
+            self._sequence(TupleVariable(var.args))
+            self.load_const(tuple(attrs))
+            for value in attrs.values():
+                self.reconstruct(value)
+
+        self.rebuilding.add(key)
+        try:
+            self._built_once(key, lambda: self.call(_exception_fn, args, 3 + len(attrs)))
+        finally:
+            self.rebuilding.discard(key)
 
     def _sequence(self, var: BaseListVariable) -> None:
         cls = var.python_type()

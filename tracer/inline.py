@@ -175,6 +175,16 @@ class _Yielded(Exception):
         self.value = value
 
 
+def _stop_iteration_as_runtime_error(tx: InstructionTranslator, error: ObservedException) -> ObservedException:
+    """PEP 479: a StopIteration leaving a generator's body is a RuntimeError, caused by it, there."""
+    stop = error.exception if isinstance(error.exception, ExceptionVariable) else \
+        ExceptionVariable.from_real(tx, error.exception)
+    runtime = ExceptionVariable(exc_type=RuntimeError, args=(ConstantVariable("generator raised StopIteration"),))
+    runtime.raised_from(tx, stop)
+    runtime.store_attr(tx, "__context__", stop)
+    return ObservedException("StopIteration raised in a generator: a RuntimeError (PEP 479)", runtime)
+
+
 def _is_none(var: VariableTracker) -> bool:
     return var.is_python_constant() and var.as_python_constant() is None
 
@@ -226,8 +236,10 @@ class SuspendedGenerator:
             _run_inlined(tx, frame)
         except _Yielded as suspended:
             return suspended.value
-        except ObservedException:  # the body raised: the generator is over, the caller may catch it
+        except ObservedException as error:  # the body raised: the generator is over, the caller may catch it
             self._finish()
+            if issubclass(error.raised_type(), StopIteration):
+                raise _stop_iteration_as_runtime_error(tx, error) from None
             raise
         self._finish()
         return None

@@ -438,9 +438,12 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
     def CONTAINS_OP(self, inst):
         container, item = self.pop().realize(), self.pop()
         asks_keys = isinstance(container, ConstDictVariable)  # its key set is guarded, not only its values
-        result = container.call_method(self, "__contains__", [item], {}) \
-            if asks_keys or not container.is_python_constant() or not item.is_python_constant() \
-            else ConstantVariable(item.as_python_constant() in container.as_python_constant())
+        if isinstance(container, GeneratorVariable):  # pulled up to the first match
+            result = apply_operator(self, operator.contains, [container, item])
+        elif asks_keys or not container.is_python_constant() or not item.is_python_constant():
+            result = container.call_method(self, "__contains__", [item], {})
+        else:
+            result = ConstantVariable(item.as_python_constant() in container.as_python_constant())
         if inst.arg:
             result = ConstantVariable(not result.as_python_constant())
         self.push(result)

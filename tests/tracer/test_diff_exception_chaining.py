@@ -3,6 +3,10 @@ __suppress_context__), seen through every name of the one object, and sys.exc_in
 sys.exception() naming the exception being handled."""
 import sys
 
+import torch
+
+import tracer
+
 from differential import T, call, case, parametrize, parametrize_against_eager
 
 CASES: list = []
@@ -127,3 +131,37 @@ def exc_info_after_a_reraise_was_caught(x):
 
 test_exception_chaining = parametrize(CASES)
 test_exception_chaining_against_eager = parametrize_against_eager(EAGER_ONLY)
+
+
+def _chained_exception_returned(x):
+    e = ValueError(1, 2)
+    e.__context__ = TypeError("t")
+    try:
+        raise KeyError("k") from e
+    except KeyError as k:
+        return x.sin(), e, k
+
+
+def _exception_whose_context_is_itself(x):
+    e = ValueError(1)
+    e.__context__ = e
+    return x + 1, e
+
+
+def test_a_returned_exception_keeps_the_chaining_set_in_the_trace():
+    graphs = []
+    compiled = tracer.compile(_chained_exception_returned,
+                              backend=lambda gm, example: graphs.append(gm) or gm.forward, fullgraph=True)
+    y, e, k = compiled(torch.ones(2))
+    torch.testing.assert_close(y, torch.ones(2).sin())
+    assert (type(e), e.args, type(e.__context__), e.__context__.args) == (ValueError, (1, 2), TypeError, ("t",))
+    assert (type(k), k.__cause__, k.__suppress_context__) == (KeyError, e, True)
+    assert len(graphs) == 1
+
+
+def test_an_exception_chained_to_itself_is_not_rebuilt_but_runs_eagerly():
+    compiled = tracer.compile(_exception_whose_context_is_itself)
+    y, e = compiled(torch.ones(2))
+    assert e.__context__ is e
+    torch.testing.assert_close(y, torch.ones(2) + 1)
+    assert [ev.kind for ev in compiled.compile_events][-1] == "eager_fallback"

@@ -91,3 +91,25 @@ def dunder_next_past_the_end_raises_stop_iteration(x):
 
 
 test_generator_methods = parametrize(CASES)
+
+
+CONTAINS: list = []
+
+
+def counting_up(t, log):
+    for i in range(4):
+        log.append(i)
+        yield i
+
+
+@case(CONTAINS, call(T(3)), call(T(3)), compiles="C.")
+def in_pulls_a_generator_up_to_the_first_match(x):
+    log = []
+    gen = counting_up(x, log)
+    found = 2 in gen
+    after = list(log)
+    rest = list(gen)
+    return x + 1, found, after, rest, 7 in counting_up(x, [])
+
+
+test_in_a_generator = parametrize(CONTAINS)

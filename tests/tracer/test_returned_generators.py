@@ -109,3 +109,15 @@ def test_a_generator_whose_rest_has_effects_is_not_run_at_the_return(make):
     assert LOG == [] and torch.equal(t, torch.zeros(2))  # nothing of the rest has run yet
     assert len(list(gen)) == 1
     assert (LOG, t.tolist()) == ((["second"], [0.0, 0.0]) if make is logs_between_items else ([], [1.0, 1.0]))
+
+
+def returns_a_map(t):
+    return map(torch.sin, [t, t + 1])
+
+
+def test_a_returned_map_object_is_rebuilt_as_itself():
+    t = torch.randn(3)
+    ours, _ = counting(tracer.compile, returns_a_map)
+    got = ours(t)
+    assert type(got) is map
+    torch.testing.assert_close(list(got), list(returns_a_map(t)))

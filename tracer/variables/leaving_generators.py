@@ -37,8 +37,13 @@ def _effects_state(effects) -> tuple:
             dict(effects.globals), len(effects.hooks))
 
 
+def _is_generator(var: VariableTracker) -> bool:
+    """A generator object of a generator function (a map or filter object is rebuilt as itself)."""
+    return type(var) is GeneratorVariable
+
+
 def _holds_generator(var: VariableTracker) -> bool:
-    if isinstance(var, GeneratorVariable):
+    if _is_generator(var):
         return True
     return not var.is_lazy() and any(_holds_generator(child) for _, child in var.children())
 
@@ -53,7 +58,7 @@ def returned_generators_as_iterators(tx, var: VariableTracker) -> VariableTracke
     drained: dict[int, ListIteratorVariable] = {}
 
     def swap(item):
-        if not isinstance(item, GeneratorVariable):
+        if not _is_generator(item):
             return item.replace_children(swap) if _holds_generator(item) else item
         if id(item.frame) not in drained:
             drained[id(item.frame)] = _run_to_end(tx, item)

@@ -9,6 +9,7 @@ import torch
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
+from .generator import GeneratorVariable
 from .tensor import TensorVariable
 
 
@@ -338,6 +339,14 @@ class ListVariable(BaseListVariable):
         tx.replace_all(self, new)
         return new
 
+    def extended_one_by_one(self, tx, generator, add) -> "ListVariable":
+        """extend() from a generator (or map, filter): as CPython, each item is added before the next
+        is pulled, so a generator reading this list sees the items added so far."""
+        current = self
+        while (step := generator.next_item(tx)) is not None:
+            current = current.mutated(tx, add(list(current.items), step[0]))
+        return current
+
     def call_method(self, tx, name, args, kwargs):
         mutators = {"append", "extend", "insert", "pop", "clear", "reverse", "__setitem__",
                     "__delitem__", "remove", "sort", "__iadd__", "__imul__"}
@@ -347,6 +356,9 @@ class ListVariable(BaseListVariable):
             return super().call_method(tx, name, args, kwargs)
         check_sequence_arguments(list, name, args, kwargs)
         items = list(self.items)
+        if name in ("extend", "__iadd__") and len(args) == 1 and not kwargs and isinstance(args[0], GeneratorVariable):
+            grown = self.extended_one_by_one(tx, args[0], lambda so_far, item: [*so_far, item])
+            return grown if name == "__iadd__" else ConstantVariable(None)
         if name == "append":
             items.append(args[0])
         elif name in ("extend", "__iadd__"):
@@ -416,6 +428,11 @@ class DequeVariable(ListVariable):
 
     def call_method(self, tx, name, args, kwargs):
         items = list(self.items)
+        if name in ("extend", "extendleft") and len(args) == 1 and isinstance(args[0], GeneratorVariable):
+            add_right = name == "extend"
+            self.extended_one_by_one(tx, args[0], lambda so_far, item: self._trimmed(
+                [*so_far, item] if add_right else [item, *so_far], keep_right=add_right))
+            return ConstantVariable(None)
         if name in ("append", "extend"):
             added = [args[0]] if name == "append" else items_of(tx, args[0])
             self.mutated(tx, self._trimmed(items + list(added), keep_right=True))

@@ -18,7 +18,8 @@ from .constant import ConstantVariable
 from .container_bases import container_operator
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
-from .lists import BaseListVariable, ListVariable, TupleVariable, hash_key
+from .generator import GeneratorVariable
+from .lists import BaseListVariable, ListVariable, TupleVariable, contains_in_order, hash_key
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
 from .object_protocol import builtin_part
@@ -29,6 +30,16 @@ from .tensor import TensorVariable
 
 def realized(args) -> list[VariableTracker]:
     return [a.realize() for a in args]
+
+
+def _pulled(tx, iterator):
+    """The items of a generator (or map, filter) pulled one at a time, as `in` pulls them."""
+    while (step := iterator.next_item(tx)) is not None:
+        item, advanced = step
+        if advanced is not iterator:
+            tx.replace_all(iterator, advanced)
+            iterator = advanced
+        yield item
 
 
 def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
@@ -73,11 +84,15 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         return _getitem(tx, args[0], args[1])
     if op in (operator.contains,) and isinstance(args[0], (BaseListVariable, ConstDictVariable, DictViewVariable)):
         return args[0].call_method(tx, "__contains__", [args[1]], {})
+    if op is operator.contains and isinstance(args[0], GeneratorVariable):  # pulled up to the first match
+        return ConstantVariable(contains_in_order(_pulled(tx, args[0]), args[1]))
     plain = INPLACE_TO_PLAIN.get(op, op)
     container = _view_or_dict_operator(tx, op, plain, args)
     if container is not None:
         return container
     if isinstance(args[0], ListVariable) and op is operator.iadd:
+        if isinstance(args[1], GeneratorVariable):  # each item added before the next is pulled, as CPython
+            return args[0].extended_one_by_one(tx, args[1], lambda so_far, item: [*so_far, item])
         return args[0].mutated(tx, args[0].items + tuple(args[1].unpack_var_sequence(tx)))
     changed = _in_place(tx, op, args)
     if changed is not None:
