@@ -19,7 +19,6 @@ import torch
 import functools
 from torch._C._dynamo.eval_frame import set_eval_frame
 
-from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
 from .source import LocalSource
@@ -332,8 +331,7 @@ class PyCodegen:
 
     def _exception(self, var: ExceptionVariable) -> None:
         """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
-        if not plain_exception_class(var.exc_type) or var.cause is not None or var.context is not None \
-                or self.side_effects.attrs.get(var.identity()):
+        if not plain_exception_class(var.exc_type) or self.side_effects.attrs.get(var.identity()):
             raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its own __init__, attributes "
                               "or a chained exception) in bytecode")
         self._built_once(var.identity(), lambda: self.call(
@@ -549,37 +547,25 @@ class PyCodegen:
                 self.emit("STORE_GLOBAL", key)
 
 
-def assemble(original: types.CodeType, body: list, *, name: str | None = None,
-             argnames: list[str] | None = None, keep_prologue: bool = True) -> types.CodeType:
-    """A code object with `original`'s signature (or `argnames`) running `body`."""
+def assemble(original: types.CodeType, body: list) -> types.CodeType:
+    """A code object with `original`'s signature, cells and prologue (up to its RESUME) running `body`."""
     template = bc.Bytecode.from_code(original)
     prologue = []
-    if keep_prologue:
-        for instr in template:
-            if isinstance(instr, bc.Instr):
-                prologue.append(instr)
-                if instr.name == "RESUME":
-                    break
-    else:
-        prologue = [bc.Instr("RESUME", 0)]
+    for instr in template:
+        if isinstance(instr, bc.Instr):
+            prologue.append(instr)
+            if instr.name == "RESUME":
+                break
     code = bc.Bytecode(prologue + body)
-    code.name = name or template.name
-    code.qualname = name or template.qualname
+    code.name = template.name
+    code.qualname = template.qualname
     code.filename = template.filename
     code.first_lineno = template.first_lineno
-    code.cellvars = list(template.cellvars) if keep_prologue else []
-    code.freevars = list(template.freevars) if keep_prologue else []
-    if argnames is None:
-        code.argcount = template.argcount
-        code.posonlyargcount = template.posonlyargcount
-        code.kwonlyargcount = template.kwonlyargcount
-        code.argnames = list(template.argnames)
-        code.flags = template.flags
-    else:
-        code.argcount = len(argnames)
-        code.posonlyargcount = 0
-        code.kwonlyargcount = 0
-        code.argnames = list(argnames)
-        code.flags = plain_function_flags(template.flags)
-    code.flags &= ~inspect.CO_GENERATOR  # never a generator
+    code.cellvars = list(template.cellvars)
+    code.freevars = list(template.freevars)
+    code.argcount = template.argcount
+    code.posonlyargcount = template.posonlyargcount
+    code.kwonlyargcount = template.kwonlyargcount
+    code.argnames = list(template.argnames)
+    code.flags = template.flags & ~inspect.CO_GENERATOR  # never a generator
     return check_code(code.to_code())

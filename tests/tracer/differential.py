@@ -281,6 +281,8 @@ def _copy_new(v: Any, memo: dict) -> Any:
         return [_copy_arg(x, memo) for x in v]
     if isinstance(v, tuple) and type(v) is tuple:
         return tuple(_copy_arg(x, memo) for x in v)
+    if isinstance(v, tuple) and hasattr(type(v), "_fields"):  # a namedtuple: its tensors copied too
+        return type(v)(*(_copy_arg(x, memo) for x in v))
     if isinstance(v, dict):
         return {k: _copy_arg(x, memo) for k, x in v.items()}
     if type(v) is set:

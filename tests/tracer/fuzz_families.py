@@ -17,6 +17,7 @@ Families (FAMILIES):
   bad          programs that raise (raise, wrong types, missing keys, recursion): the exception
                must be eager's (type and message)
   optim, hf, chains, sizes, globals: see fuzz_families2.py
+  modules, wrappers, exc: see fuzz_families3.py; comps, scalars, outputs: fuzz_families4.py
 Eager behaviour is deterministic: tensors come from a generator seeded with the program's seed.
 """
 from __future__ import annotations
@@ -24,6 +25,8 @@ from __future__ import annotations
 import random
 
 from fuzz_families2 import MORE_FAMILIES
+from fuzz_families3 import FAMILIES3
+from fuzz_families4 import FAMILIES4
 from fuzz_writer import BREAKS as _BREAKS
 from fuzz_writer import FamilyProgram
 from fuzz_writer import Writer as _Writer
@@ -338,7 +341,8 @@ def _bad(w: _Writer, seed: int) -> FamilyProgram:
 
 
 FAMILIES = {"torch_ops": _torch_ops, "nested": _nested, "classes": _classes, "containers": _containers,
-            "dynamic": _dynamic, "bad": _bad, **MORE_FAMILIES}
+            "dynamic": _dynamic, "bad": _bad, **MORE_FAMILIES, **FAMILIES3,
+            **FAMILIES4}
 
 
 def generate(family: str, seed: int) -> FamilyProgram:

@@ -45,6 +45,11 @@ WRONG_MARKS = ("tracer raised", "tracer returned", "tracer wrong output", "trace
                "tracer arguments after", "tracer program state", "tracer state()")
 
 
+def _state_value(module, name: str):
+    """A global's value, or what the program's function of that name (`probe()`) returns."""
+    return getattr(module, name[:-2])() if name.endswith("()") else getattr(module, name)
+
+
 def build_case(program: FamilyProgram, module) -> DB.BreakCase:
     """The program as a case of the break harness: its calls, mutations and state."""
     calls = []
@@ -53,7 +58,7 @@ def build_case(program: FamilyProgram, module) -> DB.BreakCase:
         if mutation is not None:
             mutate = D.mutate_with(lambda g, name=mutation: g[f"mutate_{name}"](), mutation)
         calls.append(D.call(*args, mutate=mutate))
-    state = (lambda: tuple(getattr(module, name) for name in program.state)) if program.state else None
+    state = (lambda: tuple(_state_value(module, name) for name in program.state)) if program.state else None
     return DB.BreakCase(fn=module.fn, calls=calls, state=state, case_name=f"{program.family}_{program.seed}",
                         breaks=False if program.fullgraph else None, raises=True, dynamic=program.dynamic,
                         fullgraph=program.fullgraph)

@@ -16,6 +16,8 @@ without changing one of them, so a node is tag safe here only when:
 - or an exact `tuple` whose children are all its items, each tag safe;
 - or an exact `dict` (not a subclass: an OrderedDict reorders without a new tag)
   whose children are all its items, each tag safe;
+- or an `OrderedDict` (a module's hook dict) with no accessor below it and only its type and
+  length guarded: a hook registered or removed changes its tag, a reorder changes neither;
 - or an `nn.Module` with no module under it, whose only child is its `__dict__`, tag safe;
 
 and every leaf guard on it is one of `SAFE_LEAVES` (no Python lambda guard: it
@@ -31,6 +33,8 @@ Standin's own guards, and a check made in full (check_verbose) runs every leaf.
 """
 from __future__ import annotations
 
+import collections
+
 import torch
 from torch._C._dynamo.guards import (DictGetItemGuardAccessor, GetGenericDictGuardAccessor, GetItemGuardAccessor,
                                       TupleGetItemGuardAccessor)
@@ -38,6 +42,7 @@ from torch._C._dynamo.guards import (DictGetItemGuardAccessor, GetGenericDictGua
 SAFE_LEAVES = frozenset({"TYPE_MATCH", "ID_MATCH", "EQUALS_MATCH", "NONE_MATCH", "NOT_NONE", "TRUE_MATCH",
                          "FALSE_MATCH", "TENSOR_MATCH", "DICT_CONTAINS", "DICT_LENGTH", "LENGTH_CHECK",
                          "NO_TENSOR_ALIASING"})
+ORDER_BLIND_LEAVES = frozenset({"TYPE_MATCH", "DICT_LENGTH"})
 
 
 def mark_tag_safe_roots(root, twin) -> list:
@@ -77,6 +82,8 @@ def is_tag_safe(manager, children) -> bool:
                 and not manager.has_object_aliasing_guard())
     if kind is dict:
         return all(isinstance(a, DictGetItemGuardAccessor) for a in accessors) and _all_safe(children)
+    if kind is collections.OrderedDict:  # a module's hook dict: its length alone, blind to the order
+        return not accessors and all(type(leaf).__name__ in ORDER_BLIND_LEAVES for leaf in manager.get_leaf_guards())
     if kind is tuple:
         items = (GetItemGuardAccessor, TupleGetItemGuardAccessor)
         return all(isinstance(a, items) for a in accessors) and _all_safe(children)

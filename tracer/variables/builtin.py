@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported, observed
+from ..exc import ObservedException, Unsupported, observed
 from ..source import TypeSource
 from .base import VariableTracker
 from .constant import ConstantVariable
@@ -281,6 +281,8 @@ class BuiltinVariable(VariableTracker):
         except Unsupported as error:
             if "has no attribute" in str(error):
                 return ConstantVariable(False)
+            if isinstance(error, ObservedException) and issubclass(error.raised_type(), AttributeError):
+                return ConstantVariable(False)  # a __getattr__ or property of the program's raised it
             if _type_always_has(obj, name.as_python_constant()):
                 return ConstantVariable(True)
             raise
@@ -413,7 +415,7 @@ class BuiltinVariable(VariableTracker):
         if not any(isinstance(a, TensorVariable) for a in args):
             if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
                 return VariableTracker.build(tx, self.fn([a.as_python_constant() for a in args]))
-            return None
+            return self._min_max_symbolic(tx, args)
         result = args[0]
         for other in args[1:]:
             a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)
@@ -423,6 +425,15 @@ class BuiltinVariable(VariableTracker):
             else:
                 pairwise = torch.maximum if self.fn is max else torch.minimum
                 result = tx.output.call(tx, "call_function", pairwise, (a, b), {})
+        return result
+
+    def _min_max_symbolic(self, tx, items):
+        """min()/max() of a sequence, or of more than two values, with symbolic sizes among them: one
+        sym_min/sym_max per pair, left to right, as Dynamo reduces it (it was specialised, a recompile
+        per size); None where an item is neither a symbol nor a number."""
+        result = items[0]
+        for other in items[1:]:
+            result = sym_builtin(tx, self.fn, [result, other]) if result is not None else None
         return result
 
     def _min_max_by_key(self, tx, items, key):
@@ -449,11 +460,16 @@ class BuiltinVariable(VariableTracker):
         return ConstantVariable(obj.truth(tx))
 
     def call_int(self, tx, obj=None, *rest):
+        if isinstance(obj, TensorVariable) and not rest:  # an unbacked symbol where captured, else a break
+            return obj.call_method(tx, "__int__", [], {})
         if isinstance(obj, TensorVariable):
             raise Unsupported("int() of a tensor needs its data at trace time")
         return None
 
-    call_float = call_int
+    def call_float(self, tx, obj=None, *rest):
+        if isinstance(obj, TensorVariable):
+            return obj.call_method(tx, "__float__", [], {})
+        return None
 
     def call_callable(self, tx, obj):
         if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable, UserMethodVariable,

@@ -18,11 +18,12 @@ CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellips
                   types.CodeType)  # code objects: the operand of MAKE_FUNCTION
 
 # Methods of constants that are pure: calling them at trace time is safe.
+# str and bytes are immutable and their methods call no user code: every public one folds
+# (get_buffer's "a.b".rpartition("."), str.partition, str.center, ...).
+_STR_DUNDERS = {"__contains__", "__len__", "__getitem__", "__add__", "__mul__", "__mod__"}
 _PURE_METHODS = {
-    str: {"format", "join", "lower", "upper", "startswith", "endswith", "strip", "split",
-          "replace", "__contains__", "__len__", "__getitem__", "isdigit", "isidentifier", "count",
-          "find", "lstrip", "rstrip", "title", "__add__", "__mul__", "__mod__", "zfill", "encode"},
-    bytes: {"decode", "__len__", "__getitem__", "__contains__", "startswith", "endswith"},
+    str: {name for name in vars(str) if not name.startswith("_")} | _STR_DUNDERS,
+    bytes: {name for name in vars(bytes) if not name.startswith("_")} | _STR_DUNDERS,
     int: {"bit_length", "__index__", "__int__", "__float__", "__add__", "__mul__", "__sub__",
           "__truediv__", "__floordiv__", "__mod__", "__pow__", "__neg__", "__abs__", "__eq__",
           "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "to_bytes", "as_integer_ratio", "bit_count",
@@ -59,6 +60,15 @@ def _spent(tx, arg: VariableTracker) -> VariableTracker:
     real = arg.realize()
     if isinstance(real, GeneratorVariable):
         return TupleVariable(tuple(real.unpack_var_sequence(tx)))
+    return arg
+
+
+def _specialised(tx, arg):
+    """A symbolic number a str method takes: its value now, guarded (the str needs the digits)."""
+    from .sym import SymNodeVariable  # cycle: .sym -> .constant
+    real = arg.realize()
+    if isinstance(real, SymNodeVariable):
+        return ConstantVariable(real.specialize(f"a str method needed the value of {real.expr()}", tx))
     return arg
 
 
@@ -101,6 +111,8 @@ class ConstantVariable(VariableTracker):
         if name not in allowed:
             raise Unsupported(f"method {type(self.value).__name__}.{name}() at trace time")
         args = [_spent(tx, a) for a in args]  # ",".join(str(i) for i in ...): the items, not the generator
+        if isinstance(self.value, str):  # "{}:{}".format(n, x): a symbolic n's value, as Dynamo
+            args, kwargs = [_specialised(tx, a) for a in args], {k: _specialised(tx, v) for k, v in kwargs.items()}
         if not all(a.is_python_constant() for a in list(args) + list(kwargs.values())):
             if isinstance(self.value, (int, float)) and name.startswith("__") and len(args) == 1:
                 from .builtin import apply_operator  # cycle: .builtin -> .constant

@@ -160,8 +160,8 @@ class SkippedFunctionVariable(VariableTracker):
                               + (f" ({message[0]})" if message and message[0] else ""))
         transform = functorch_transform(self.value)
         if transform is not None:
-            raise Unsupported(f"torch.func.{transform}(): a functorch transform, which Dynamo traces as a "
-                              "higher-order op (a subgraph of its own) and Standin does not: it runs as it is")
+            raise Unsupported(f"torch.func.{transform}(): a functorch transform Dynamo traces (through torch's "
+                              "functorch Python) and Standin does not yet: it runs as it is")
         if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
                 and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of
@@ -415,10 +415,7 @@ class UserDefinedObjectVariable(VariableTracker):
             return self._class_var(tx)
         instance_dict = getattr(self.value, "__dict__", {}) if not self.is_new() else {}
         source = AttrSource(self.source, name) if self.source is not None else None
-        try:
-            attr = inspect.getattr_static(cls, name)
-        except AttributeError:
-            attr = _MISSING
+        attr = _instance_lookup(cls, name)
         is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
         if name in instance_dict and not is_data_descriptor:
             return VariableTracker.build(tx, instance_dict[name], source)
@@ -582,6 +579,15 @@ class UserDefinedObjectVariable(VariableTracker):
 
 
 _MISSING = object()
+
+
+def _instance_lookup(cls: type, name: str):
+    """What an instance's attribute lookup finds on its class: the first of the MRO's dicts that
+    holds `name` (not the metaclass's: `obj.__name__` is no attribute of a plain object)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return _MISSING
 
 
 @dataclass(frozen=True, eq=False)

@@ -60,7 +60,7 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         return tx.output.call(tx, "call_function", op, tuple(args), {})
     if any(isinstance(a, SymNodeVariable) for a in args):
         plain = INPLACE_TO_PLAIN.get(op, op)
-        if plain in SYM_OPERATORS and all(isinstance(a, SymNodeVariable) or a.is_python_constant() for a in args):
+        if plain in SYM_OPERATORS and all(isinstance(a, SymNodeVariable) or _number_constant(a) for a in args):
             return sym_operator(tx, plain, args)
         if op in (operator.is_, operator.is_not):
             same = _same_object(args[0], args[1])
@@ -106,6 +106,11 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         same = _same_object(args[0], args[1])  # a type without __eq__ (a partial, a function): identity
         return ConstantVariable(same if op is operator.eq else not same)
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+def _number_constant(var: VariableTracker) -> bool:
+    """A constant symbolic arithmetic takes: not a str or tuple, which `'-' * n` repeats (n specialised)."""
+    return var.is_python_constant() and not isinstance(var.as_python_constant(), (str, bytes, tuple, list))
 
 
 _SET_OPERATORS = (operator.and_, operator.or_, operator.sub, operator.xor)
