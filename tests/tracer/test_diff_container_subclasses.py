@@ -258,6 +258,10 @@ def dict_subclass_operators_and_methods(x):  # Dynamo: `a |= e` makes a another 
     same = a
     compared = (a == {"a": 1, "b": 2}, a != b, a | b, type(a | b) is dict, {"z": 0} | a)
     a |= {"d": 5}
+    try:
+        a.copy(1)
+    except TypeError:
+        a["e"] = 6
     copied = a.copy()
     a.clear()
     b.popitem()
