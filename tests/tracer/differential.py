@@ -481,7 +481,11 @@ def _freeze(v: Any, depth: int = 0) -> Any:
     if type(v) is set:
         return set(v)  # a copy: the live set changes in the next call
     if _is_plain_object(v) and not isinstance(v, (Case, Call)):
-        return _ObjSnap(type(v), {k: _freeze(x, depth + 1) for k, x in vars(v).items()})
+        attrs = {k: _freeze(x, depth + 1) for k, x in vars(v).items()}
+        base = next((b for b in (dict, list, tuple, set, frozenset) if isinstance(v, b)), None)
+        if base is not None and type(v).__module__ != "collections":  # a user container subclass: its items too
+            attrs["<items>"] = set(v) if base in (set, frozenset) else _freeze(base(v), depth + 1)
+        return _ObjSnap(type(v), attrs)
     return v
 
 

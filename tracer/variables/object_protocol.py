@@ -265,8 +265,10 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
         return ConstantVariable(None)
     if name == "__iter__":
         return ListIteratorVariable(tuple(items.unpack_var_sequence(tx)))
-    if name == "copy":
-        return ConstDictVariable(dict(items.read_entries()))
+    if name == "copy" and dict_base(obj.python_type()) is not dict:
+        raise Unsupported(f"OrderedDict.copy() of {obj.describe()} (it calls the class)")
+    if name == "copy":  # a plain dict, as dict.copy gives; d.copy(1) raises TypeError
+        return items.call_method(tx, "copy", list(args), dict(kwargs))
     if name == "__getitem__" and python_slot(obj.python_type(), "__missing__") is not None:
         present = items.call_method(tx, "__contains__", list(args), {})  # guards that key
         if not present.as_python_constant():  # dict's C __getitem__ asks the class, as CPython's

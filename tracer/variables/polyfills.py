@@ -27,7 +27,7 @@ from .functional_call import call_functional_call
 from .lists import ListVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
-from .object_protocol import InstanceDictVariable, new_instance, python_slot
+from .object_protocol import InstanceDictVariable, builtin_base, new_instance, python_slot
 from .pytree import POLYFILLS as PYTREE_POLYFILLS
 from .scalars import check_polyfills
 from .sym import SymNodeVariable
@@ -111,6 +111,9 @@ def deepcopy(tx, args, kwargs):
     cls = obj.python_type()
     if tx.output.side_effects.attrs.get(obj.identity()):
         raise Unsupported(f"copy.deepcopy() of {obj.describe()}, whose attributes the trace changed")
+    if builtin_base(cls) is not None:  # its items live beside its attributes, not in its __dict__
+        raise Unsupported(f"copy.deepcopy() of a {cls.__qualname__} from outside (a subclass of "
+                          f"{builtin_base(cls).__name__})")
     custom = [name for name in ("__deepcopy__", "__reduce_ex__", "__reduce__", "__getstate__", "__setstate__",
                                 "__new__") if python_slot(cls, name) is not None]
     if custom or not isinstance(getattr(obj.value, "__dict__", None), dict):
