@@ -67,7 +67,8 @@ TARGETS = (
             "tests/tracer/test_diff_objects_more.py", "tests/tracer/test_diff_object_protocol.py",
             "tests/tracer/test_diff_optimizer.py")),
     Target("codegen", ("tracer/codegen.py",),
-           ("tests/tracer/test_codegen_primitives.py", "tests/tracer/test_reconstruct.py",
+           ("tests/tracer/test_codegen_primitives.py", "tests/tracer/test_codegen_staging.py",
+            "tests/tracer/test_reconstruct.py",
             "tests/tracer/test_rewritten_code.py", "tests/tracer/test_code_check.py",
             "tests/tracer/test_break_code.py")),
     Target("resume", ("tracer/resume.py",),
@@ -142,6 +143,13 @@ EQUIVALENT: dict[str, str] = {
         "still `___`-named, and its count makes it unique",
     "tracer.codegen.xǁPyCodegenǁ_cell__mutmut_30": "a rebuilt cell's temp prefix upper-cased: still `___`-named, "
         "and its count makes it unique",
+    "tracer.codegen.xǁPyCodegenǁreturned__mutmut_4": "keep_lazy_constants = None instead of False after the "
+        "return value is emitted: its only reader (reconstruct) tests it for truth",
+    "tracer.codegen.xǁPyCodegenǁstage_cells__mutmut_9": "by analysis: at a return that no rebuilt closure "
+        "reaches (frame_cellvars False), the frame's unwritten cell variables wanted too. An argument's is "
+        "skipped by the rule after it while unread; one the trace read is already guarded and staging stores "
+        "the value it holds back into it as the frame ends (no closure of the trace that holds it leaves the "
+        "frame, or frame_cellvars would be True); any other unwritten cell has no content and is not staged",
     # ---- end codegen ----
     "tracer.guards.compiled.xǁGuardSetǁcheck__mutmut_1":
         "check asks the generated Python check instead of the native tree: both hold the same guards "

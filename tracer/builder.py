@@ -46,6 +46,7 @@ from .variables.ctx_manager import (
 from .variables.dicts import ConstDictVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.lazy import LazyVariableTracker
+from .variables.mapping_proxy import MappingProxyVariable
 from .variables.lists import (
     DequeVariable,
     ListIteratorVariable,
@@ -231,7 +232,10 @@ def _build_mapping_or_iterator(tx, value, source: Source):
         entries = {key: build_lazy(tx, item, GetItemSource(source, key)) for key, item in value.items()
                    if is_constant_value(key)}
         keys_guard = functools.partial(tx.output.install_guard, source, "DICT_KEYS_MATCH", tuple(entries))
-        return ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source, keys_guard=keys_guard)
+        proxy = ConstDictVariable(entries, dict_cls=types.MappingProxyType, source=source, keys_guard=keys_guard)
+        if isinstance(source, AttrSource) and source.member == "__dict__":
+            return proxy  # a class's namespace: the trace changes it only through setattr, which it records
+        return MappingProxyVariable(proxy, source=source)  # a view of a dict the trace cannot name
     if type(value) is set and all(is_constant_value(item) for item in value):
         guard(source, "EQUALS_MATCH", set(value))  # a copy: the guard must not follow later mutations
         items = tuple(ConstantVariable(item) for item in value)

@@ -19,7 +19,6 @@ import torch
 import functools
 from torch._C._dynamo.eval_frame import set_eval_frame
 
-from .bytecode import plain_function_flags
 from .code_check import check_code
 from .exc import Unsupported
 from .source import LocalSource
@@ -30,7 +29,8 @@ from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functional import LazyIteratorVariable
 from .variables.functions import TorchFunctionVariable
-from .variables.object_protocol import dict_base
+from .variables.mapping_proxy import MappingProxyVariable
+from .variables.object_protocol import builtin_base
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable,
                               TupleVariable, key_tracker, make_named_tuple)
@@ -86,26 +86,45 @@ def _looks_constant(var: VariableTracker) -> bool:
 def _new_object(cls, names, items, *values):
     """An object made in the trace, rebuilt as its own class's C machinery holds it: the
     attributes stored the way object.__setattr__ stores them, the items of a dict base the way
-    its own __setitem__ does (the class's Python __setattr__/__setitem__ already ran in the trace)."""
-    base = dict_base(cls)
-    obj = base.__new__(cls) if base is not None else object.__new__(cls)
+    its own __setitem__ does, of a set, list, tuple or frozenset base the way their C methods
+    hold them (the class's Python __setattr__/__setitem__/__init__ already ran in the trace)."""
+    base = builtin_base(cls)
+    if base in (tuple, frozenset):
+        obj = base.__new__(cls, items)
+    else:
+        obj = base.__new__(cls) if base is not None else object.__new__(cls)
     for name, value in zip(names, values):
         object.__setattr__(obj, name, value)
-    for key, value in (items or {}).items():
-        base.__setitem__(obj, key, value)
+    if base is list:
+        list.extend(obj, items)
+    elif base is set:
+        set.update(obj, items)
+    elif base not in (tuple, frozenset):
+        for key, value in (items or {}).items():
+            base.__setitem__(obj, key, value)
     return obj
 
 
 def _replace_list(target, items):
-    if type(target) is list:
-        target[:] = items
+    if isinstance(target, list):  # list's own C method: a subclass's Python overrides already ran in the trace
+        list.__setitem__(target, slice(None), items)
     else:  # a deque: no slice assignment
         target.clear()
         target.extend(items)
 
 
+_REFILLED_DICTS = (collections.OrderedDict, collections.defaultdict, collections.Counter)  # by their own methods
+
+
 def _refill(target, items):
     """A dict's or set's contents replaced in place, as they were at the end of the trace."""
+    base = set if isinstance(target, set) else None
+    if isinstance(target, dict) and not isinstance(target, _REFILLED_DICTS):
+        base = dict
+    if base is not None:  # the builtin's own C methods: a subclass's Python overrides already ran in the trace
+        base.clear(target)
+        base.update(target, items)
+        return
     target.clear()
     target.update(items)
 
@@ -243,6 +262,8 @@ class PyCodegen:
         elif isinstance(var, GetAttrVariable):
             self.reconstruct(var.obj)
             self.load_attr(var.name)
+        elif isinstance(var, MappingProxyVariable) and var.source is None:
+            self.call(types.MappingProxyType, lambda: self.reconstruct(var.dict_var), 1)
         elif isinstance(var, DictViewVariable):
             self.reconstruct(var.dict_var)
             self.emit("LOAD_METHOD", var.view)
@@ -310,8 +331,7 @@ class PyCodegen:
 
     def _exception(self, var: ExceptionVariable) -> None:
         """An exception object made in the trace and still alive: `cls(*args)` again, built once."""
-        if not plain_exception_class(var.exc_type) or var.cause is not None or var.context is not None \
-                or self.side_effects.attrs.get(var.identity()):
+        if not plain_exception_class(var.exc_type) or self.side_effects.attrs.get(var.identity()):
             raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its own __init__, attributes "
                               "or a chained exception) in bytecode")
         self._built_once(var.identity(), lambda: self.call(
@@ -323,6 +343,9 @@ class PyCodegen:
             for item in var.items:
                 self.reconstruct(item)
             self.emit("BUILD_SET", len(var.items))
+            return
+        if cls is frozenset:
+            self.call(frozenset, lambda: self._sequence(SetVariable(var.items)), 1)
             return
         if cls is collections.deque:
             self.call(collections.deque,
@@ -383,12 +406,17 @@ class PyCodegen:
             return
         temp = self.new_object_temps[key] = self.new_temp("___obj")
         attrs = self.side_effects.attrs.get(key, {})
-        items = self.side_effects.dict_items.get(key)
+        items = self.side_effects.base_items.get(key)
 
         def args():
             self.load_const(var.python_type())
             self.load_const(tuple(attrs))
-            self._dict(items.entries) if items is not None else self.load_const(None)
+            if items is None:
+                self.load_const(None)
+            elif isinstance(items, ConstDictVariable):
+                self._dict(items.entries)
+            else:  # a set, frozenset, list or tuple: its items in a tuple
+                self._sequence(TupleVariable(tuple(items.items)))
             for value in attrs.values():
                 self.reconstruct(value)
 
@@ -519,37 +547,25 @@ class PyCodegen:
                 self.emit("STORE_GLOBAL", key)
 
 
-def assemble(original: types.CodeType, body: list, *, name: str | None = None,
-             argnames: list[str] | None = None, keep_prologue: bool = True) -> types.CodeType:
-    """A code object with `original`'s signature (or `argnames`) running `body`."""
+def assemble(original: types.CodeType, body: list) -> types.CodeType:
+    """A code object with `original`'s signature, cells and prologue (up to its RESUME) running `body`."""
     template = bc.Bytecode.from_code(original)
     prologue = []
-    if keep_prologue:
-        for instr in template:
-            if isinstance(instr, bc.Instr):
-                prologue.append(instr)
-                if instr.name == "RESUME":
-                    break
-    else:
-        prologue = [bc.Instr("RESUME", 0)]
+    for instr in template:
+        if isinstance(instr, bc.Instr):
+            prologue.append(instr)
+            if instr.name == "RESUME":
+                break
     code = bc.Bytecode(prologue + body)
-    code.name = name or template.name
-    code.qualname = name or template.qualname
+    code.name = template.name
+    code.qualname = template.qualname
     code.filename = template.filename
     code.first_lineno = template.first_lineno
-    code.cellvars = list(template.cellvars) if keep_prologue else []
-    code.freevars = list(template.freevars) if keep_prologue else []
-    if argnames is None:
-        code.argcount = template.argcount
-        code.posonlyargcount = template.posonlyargcount
-        code.kwonlyargcount = template.kwonlyargcount
-        code.argnames = list(template.argnames)
-        code.flags = template.flags
-    else:
-        code.argcount = len(argnames)
-        code.posonlyargcount = 0
-        code.kwonlyargcount = 0
-        code.argnames = list(argnames)
-        code.flags = plain_function_flags(template.flags)
-    code.flags &= ~inspect.CO_GENERATOR  # never a generator
+    code.cellvars = list(template.cellvars)
+    code.freevars = list(template.freevars)
+    code.argcount = template.argcount
+    code.posonlyargcount = template.posonlyargcount
+    code.kwonlyargcount = template.kwonlyargcount
+    code.argnames = list(template.argnames)
+    code.flags = template.flags & ~inspect.CO_GENERATOR  # never a generator
     return check_code(code.to_code())

@@ -29,9 +29,11 @@ from .input_loading import SharedInputLoads
 from .output_graph import OutputGraph
 from .run_count import RunCounter
 from .shapes.env import tracking_for
+from .shapes.policy import DataCapture
 from .source import LocalSource, Source
 from .symbolic_convert import InstructionTranslator
 from .trace_end import TraceEnd
+from .variables.sym import fullgraph_error
 from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, ResumedGradMode, StateSwitchVariable,
                                     WithExitVariable)
 
@@ -103,8 +105,9 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
     for attempt in (1, 2, 3):
         torch._C._set_grad_enabled(grad_mode)  # each attempt starts in the caller's mode
         _notify(hook, "on_trace_start", owner.code.co_name, compile_id, attempt)
+        capture = DataCapture.for_trace(owner.fullgraph)
         output = OutputGraph(shapes=tracking_for(owner.dynamic, owner.automatic_dynamic, compile_id, f_locals,
-                                                 f_globals, code.co_names))
+                                                 f_globals, code.co_names, capture), capture=capture)
         tx = InstructionTranslator(code, f_locals, f_globals, output, hook=owner.hook, break_at=break_at,
                                    closure=closure)
         try:
@@ -116,7 +119,7 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
             _notify(hook, "on_graph_break", str(error))
             if owner.fullgraph:
                 _notify(hook, "on_trace_end", f"error: {error.reason}", TraceEnd.ERROR)
-                raise
+                raise fullgraph_error(error)
             if isinstance(error, ObservedException):  # as Dynamo: no graph; Python raises it for real
                 _notify(hook, "on_trace_end", f"runs eagerly: {error.reason}", TraceEnd.EAGER)
                 return eager_entry(owner, compile_id, f"{error}\nno handler in the frame catches it: "

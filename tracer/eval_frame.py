@@ -36,7 +36,7 @@ from .resume import make_resume_code, origin_index, resume_prologue_length
 from .guards.report import report_text
 from .guards.whatif import predict
 from .shapes import AutomaticDynamic, check_dynamic, code_identity
-from .variables.nn_module import hooks_of
+from .variables.nn_module import has_call_hooks
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -129,6 +129,10 @@ class CompiledFunction:
             fn = fn.func
         if isinstance(fn, types.MethodType):
             self.bound_self, fn = fn.__self__, fn.__func__
+        # a generator function: as under Dynamo, nothing is compiled (the call only makes the generator, whose
+        # frame Dynamo skips; its body runs when iterated, after the compiled call)
+        self.runs_as_is = isinstance(fn, types.FunctionType) and bool(
+            fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR))
         if not _has_plain_code(fn):
             # a builtin, a class, a generator or coroutine function: a frame that calls it is compiled, as
             # torch.compile does (torch.sin is then a graph; a generator's own frame is left alone)
@@ -253,13 +257,13 @@ class CompiledFunction:
         if self.partial_args or self.partial_keywords:
             args, kwargs = self._with_partial(args, kwargs)
         self.last_call = (args, kwargs)
-        if self.hooks_outside and hooks_of(self.module):
+        if self.hooks_outside and has_call_hooks(self.module):
             # as Dynamo: nn.Module.__call__ runs the hooks outside the graphs, under the frame hook, so
             # the forward frame is this one and each hook a frame of its own
             fn = self.module
-        else:
-            fn, args = self.fn, self._full_args(args)
-        if not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
+        else:  # _full_args(args), written out: this runs on every call
+            fn, args = self.fn, (args if self.bound_self is None else (self.bound_self, *args))
+        if self.runs_as_is or not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
             return fn(*args, **kwargs)
         try:
             return frame_hook.call_under_hook(self._callback, fn, args, kwargs)

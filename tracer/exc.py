@@ -58,6 +58,18 @@ class Unresumable(Unsupported):
     checkpoint instead, and the rest of the frame runs from there as it is."""
 
 
+class DataDependentBranch(Unsupported):
+    """A decision on an unbacked symbol (`if u0 > 0:`): a graph break, or under fullgraph=True the
+    user's to annotate with torch._check, as Dynamo says."""
+
+    def at(self, location: UserLocation, user_stack: list[UserLocation] | None = None) -> "DataDependentBranch":
+        if self.location is not None:
+            return self
+        error = DataDependentBranch(self.reason, location, user_stack)
+        error.__cause__ = self.__cause__
+        return error
+
+
 class ObservedException(Unsupported):
     """The traced program raised an exception at trace time (a missing key, 1 / 0, `raise`).
 
@@ -71,6 +83,10 @@ class ObservedException(Unsupported):
                  user_stack: list[UserLocation] | None = None):
         self.exception = exception
         super().__init__(reason, location, user_stack)
+
+    def raised_type(self) -> type:
+        """The class of what was raised: an ExceptionVariable's, or the real exception's."""
+        return getattr(self.exception, "exc_type", type(self.exception))
 
     def at(self, location: UserLocation, user_stack: list[UserLocation] | None = None) -> "ObservedException":
         if self.location is not None:

@@ -58,8 +58,8 @@ class ExceptionOpcodes:
             linked = as_exception(cause)
             if linked is None and not (cause.is_python_constant() and cause.as_python_constant() is None):
                 raise Unsupported(f"raise ... from {cause.describe()}")
-            exception = exception.with_cause(linked)
-        exception = exception.with_context(self.root.exc_info)
+            exception.raised_from(self, linked)
+        exception.raised_while(self, self.root.exc_info)
         raise ObservedException(f"{exception.short_repr()} raised in the traced code", exception)
 
     def RERAISE(self, inst):

@@ -122,49 +122,37 @@ def run_compiled(code, guarded_code: GuardedCode) -> FrameReturn:
 def call_under_hook(callback, fn, args, kwargs):
     """fn(*args, **kwargs) with every frame under it offered to `callback` (one root's), in Standin's
     cache region; torch's previous hook (this thread's) and region (the process's, once the last
-    Standin call on any thread ends) are back when it returns or raises, whatever it raises."""
-    token = object()
-    _enter_region(token)
-    prior = native.get_eval_frame_callback()
-    try:
-        native.set_eval_frame(callback)
-        return fn(*args, **kwargs)
-    finally:
-        _restore(prior, token)
+    Standin call on any thread ends) are back when it returns or raises, whatever it raises.
 
-
-def _restore(callback, token) -> None:
-    """Put this thread's hook back and leave the region, even when an exception raised from another
-    thread (a session's Stop) lands in between: each step is idempotent and both are done before it
-    goes on."""
-    pending = None
-    while True:
-        try:
-            native.set_eval_frame(callback)
-            _leave_region(token)
-            break
-        except BaseException as error:  # noqa: BLE001 - re-raised below, once all are back
-            pending = error
-    if pending is not None:
-        raise pending
-
-
-def _enter_region(token) -> None:
+    The hook is put back and the region left even when an exception raised from another thread (a
+    session's Stop) lands in between: each step is idempotent and both are done before the call
+    returns.  The region is a set of the calls running, not a count: leaving twice is leaving once.
+    Both steps are written out here, not called: this runs on every compiled call."""
     global _region_before
+    token = object()
     with _region_lock:
         if not _calls_in_region:
             _region_before = native.get_eval_frame_isolate_recompiles_id()
             native.set_eval_frame_isolate_recompiles_id(STANDIN_REGION)
         _calls_in_region.add(token)
-
-
-def _leave_region(token) -> None:
-    """The last Standin call to end, on any thread, hands torch its region back (a set of the calls
-    running, not a count: leaving twice is leaving once)."""
-    with _region_lock:
-        _calls_in_region.discard(token)
-        if not _calls_in_region:
-            native.set_eval_frame_isolate_recompiles_id(_region_before)
+    prior = native.get_eval_frame_callback()
+    try:
+        native.set_eval_frame(callback)
+        return fn(*args, **kwargs)
+    finally:
+        pending = None
+        while True:
+            try:
+                native.set_eval_frame(prior)
+                with _region_lock:
+                    _calls_in_region.discard(token)
+                    if not _calls_in_region:
+                        native.set_eval_frame_isolate_recompiles_id(_region_before)
+                break
+            except BaseException as error:  # noqa: BLE001 - re-raised below, once all are back
+                pending = error
+        if pending is not None:
+            raise pending
 
 
 def native_root() -> RootGuardManager:

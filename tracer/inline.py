@@ -11,13 +11,14 @@ import inspect
 import sys
 import types
 
-from .exc import ObservedException, Unsupported
+from .exc import ObservedException, Unsupported, observed
 from .source import AttrSource, GetItemSource, GlobalSource, GlobalsDictSource, ModuleSource
 from .stack_room import INLINE_RESERVE, room_below
 from .symbolic_convert import InstructionTranslator
 from .variables.base import VariableTracker
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
+from .variables.exceptions import ExceptionVariable, as_exception
 from .variables.generator import GeneratorVariable
 from .variables.lists import TupleVariable
 from .variables.user_functions import CellVariable
@@ -109,8 +110,8 @@ def bind_arguments(code: types.CodeType, qualname: str, defaults, kwdefaults, ar
     signature = inspect.signature(dummy)
     try:
         bound = signature.bind(*args, **kwargs)
-    except TypeError as error:
-        raise Unsupported(f"TypeError calling {qualname}: {error}") from error
+    except TypeError as error:  # the program's own error (a test's assertRaises(TypeError) catches it)
+        raise observed(TypeError(f"{qualname}() {error}"), f"TypeError calling {qualname}: {error}") from error
     bound.apply_defaults()
     result = {}
     for name, value in bound.arguments.items():
@@ -174,6 +175,10 @@ class _Yielded(Exception):
         self.value = value
 
 
+def _is_none(var: VariableTracker) -> bool:
+    return var.is_python_constant() and var.as_python_constant() is None
+
+
 class SuspendedGenerator:
     """The frame of a generator made in the trace, between two of its yields."""
 
@@ -183,8 +188,9 @@ class SuspendedGenerator:
         self.finished = False
         frame.output.suspended_frames.append(frame)  # mutations made meanwhile reach its locals
 
-    def resume(self, tx: InstructionTranslator) -> VariableTracker | None:
+    def resume(self, tx: InstructionTranslator, sent: VariableTracker | None = None) -> VariableTracker | None:
         """Run the body from where it stopped to its next yield: the value, or None once it returns.
+        `sent` is what the `yield` it stopped at evaluates to (gen.send's value; next() sends None).
 
         The frame runs as a callee of tx, whoever that is now: the trace's call stack (and the
         debugger's) shows the generator under the frame that asked for the next item.
@@ -194,7 +200,7 @@ class SuspendedGenerator:
         frame = self.frame
         frame.parent, frame.depth = tx, tx.depth + 1
         if self.started:
-            frame.push(ConstantVariable(None))  # what `yield` evaluates to: next() sends None
+            frame.push(sent if sent is not None else ConstantVariable(None))
         self.started = True
         return self._run_to_yield(tx)
 
@@ -225,6 +231,42 @@ class SuspendedGenerator:
             raise
         self._finish()
         return None
+
+    def call_method(self, tx: InstructionTranslator, name: str, args: list) -> VariableTracker:
+        """The generator object's own methods: __next__(), send(value), throw(exc), close()."""
+        if len(args) != (1 if name in ("send", "throw") else 0):
+            raise observed(TypeError(f"generator.{name}() given {len(args)} arguments"), f"{name}() misused")
+        if name == "close":
+            self.close(tx)
+            return ConstantVariable(None)
+        if name == "throw":
+            thrown = as_exception(args[0].realize())
+            if thrown is None:
+                raise Unsupported(f"throwing {args[0].describe()} into a generator")
+            item = self.throw(tx, thrown)
+        elif name == "send" and not self.started and not _is_none(args[0].realize()):
+            raise observed(TypeError("can't send non-None value to a just-started generator"))
+        else:
+            item = self.resume(tx, args[0] if args else None)
+        if item is None:
+            raise observed(StopIteration(), f"StopIteration from generator.{name}()")
+        return item
+
+    def close(self, tx: InstructionTranslator) -> None:
+        """gen.close(): GeneratorExit thrown in at the yield it is suspended at, as CPython does; the
+        body letting it (or StopIteration) out is a clean close, yielding again a RuntimeError."""
+        if self.finished or not self.started:
+            if not self.finished:
+                self._finish()
+            return
+        try:
+            item = self.throw(tx, ExceptionVariable(exc_type=GeneratorExit))
+        except ObservedException as error:
+            if issubclass(error.raised_type(), (GeneratorExit, StopIteration)):
+                return
+            raise
+        if item is not None:
+            raise observed(RuntimeError("generator ignored GeneratorExit"), "a generator yielded in close()")
 
     def _finish(self) -> None:
         self.finished = True

@@ -16,12 +16,14 @@ import numpy
 import torch
 import torch.fx
 from torch._dispatch.python import enable_python_dispatcher
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import DynamicOutputShapeException, FakeTensorMode
 from torch.utils._pytree import tree_map
 
 from .exc import Unsupported
 from .guards import Guard, ShapeCheck, TensorMeta, global_state
 from .shapes import graph as shape_graph
+from .shapes.env import ShapeTracking
+from .shapes.policy import DataCapture
 from .side_effects import SideEffects
 from .source import (AttrSource, DictKeySource, FloatTensorSource, NumpyTensorSource, Source, SourceGroup,
                      TensorPropertySource)
@@ -42,9 +44,10 @@ class GraphInput:
 
 
 class OutputGraph:
-    def __init__(self, code_name: str = "forward", shapes=None):
+    def __init__(self, code_name: str = "forward", shapes=None, capture: DataCapture = DataCapture()):
         self.graph = torch.fx.Graph()
         self.shapes = shapes  # a ShapeTracking; None: every size is static (dynamic=False)
+        self.capture = capture  # whether .item() and data-dependent sizes become unbacked symbols
         self.fake_mode = shapes.fake_mode if shapes is not None else FakeTensorMode()
         if shapes is not None:
             shapes.current_tx = lambda: self.tx
@@ -65,6 +68,8 @@ class OutputGraph:
         self.subgraphs: dict[str, torch.fx.GraphModule] = {}  # get_attr targets: traced hook bodies
         self.outer: tuple | None = None  # while tracing into a subgraph: the main graph (and its on_node)
         self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
+        self.functorch_state_saved = False  # a torch.func switch ran: a cleanup hook restores functorch's state
+        self.reparametrized: frozenset = frozenset()  # ids of modules a functional_call swaps tensors into now
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 
     # ---- guards -----------------------------------------------------------------
@@ -186,6 +191,15 @@ class OutputGraph:
             on_node(node)
         return node
 
+    def data_dependent_shapes(self) -> ShapeTracking:
+        """The ShapeEnv that holds unbacked symbols: the trace's own, or (every size static so far) one
+        made now that the fake mode and its fakes share."""
+        if self.shapes is None:
+            self.shapes = ShapeTracking(False, None, capture=self.capture)
+            self.shapes.adopt(self.fake_mode)
+            self.shapes.current_tx = lambda: self.tx
+        return self.shapes
+
     def static_reason(self, source: Source, value) -> str | None:
         """Why a tensor stays static whatever `dynamic=` says (as in Dynamo), or None."""
         if isinstance(value, torch.nn.Parameter):
@@ -216,25 +230,39 @@ class OutputGraph:
         proxy_kwargs = {k: _as_graph_arg(self.graph, v) for k, v in kwargs.items()}
         fake_args = tree_map(_example_of, proxy_args, is_leaf=_is_slice)
         fake_kwargs = tree_map(_example_of, proxy_kwargs, is_leaf=_is_slice)
-        try:
-            with self._shape_facts(tx, target), self._python_dispatcher(), self.fake_mode:
-                if op == "call_method":
-                    example = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
-                else:
-                    example = target(*fake_args, **fake_kwargs)
-        except Unsupported:
-            raise
-        except Exception as error:
-            name = target if isinstance(target, str) else getattr(target, "__name__", str(target))
-            raise Unsupported(f"{name}() raised {type(error).__name__} on the traced values: "
-                              f"{str(error).splitlines()[0] if str(error) else ''}") from error
+        example = self._run_on_fakes(tx, op, target, fake_args, fake_kwargs)
         node = self.graph.create_node(op, target, proxy_args, proxy_kwargs)
         node.meta["example_value"] = example
+        if self.shapes is not None:
+            self.shapes.note_unbacked_bindings(node)
         if tx is not None:
             node.meta["stack_trace"] = tx.stack_trace_text()
         if self.on_node is not None:
             self.on_node(node)
         return self._wrap(tx, node, example)
+
+    def _run_on_fakes(self, tx, op: str, target, fake_args, fake_kwargs):
+        """The operation's result on the fake values.  An op whose output size depends on the data
+        (`nonzero`, a boolean mask) gets an unbacked size where the trace captures those (a static
+        trace gains a ShapeEnv for it), as in Dynamo; elsewhere it is a break that says so."""
+        for attempt in (1, 2):
+            try:
+                with self._shape_facts(tx, target), self._python_dispatcher(), self.fake_mode:
+                    if op == "call_method":
+                        return getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
+                    return target(*fake_args, **fake_kwargs)
+            except Unsupported:
+                raise
+            except DynamicOutputShapeException as error:
+                if attempt == 1 and self.capture.output_shapes and self.shapes is None:
+                    self.data_dependent_shapes()
+                    continue
+                raise Unsupported(f"{_op_name(target)}() makes a tensor whose size depends on the data "
+                                  "(torch._dynamo.config.capture_dynamic_output_shape_ops = True records it "
+                                  "with an unbacked size)") from error
+            except Exception as error:
+                raise Unsupported(f"{_op_name(target)}() raised {type(error).__name__} on the traced values: "
+                                  f"{str(error).splitlines()[0] if str(error) else ''}") from error
 
     def _python_dispatcher(self):
         """With symbolic sizes an op runs on the fakes through torch's Python dispatcher, as in Dynamo: a
@@ -321,12 +349,13 @@ class OutputGraph:
         """Dynamo's miniature DCE: drop unused getitems, size reads and symbolic arithmetic, unused
         placeholders (a symbol's only once nothing left uses it), and a grad-mode switch undone by
         the very next node.  Then the ShapeEnv's guards join the others."""
-        if self.bound_symbols:  # as Dynamo: sizes read from inputs become the symbols' placeholders
+        symbolic = self.bound_symbols or (self.shapes is not None and self.shapes.has_unbacked())
+        if symbolic:  # as Dynamo: sizes read from inputs become the symbols' placeholders; `u0 >= 0` is asserted
             shape_graph.reify_symbols(self.graph, self.shapes.env)
         for node in reversed(list(self.graph.nodes)):
             if not node.users and node.op == "call_function" and node.target is operator.getitem:
                 self.graph.erase_node(node)
-            elif not node.users and self.bound_symbols and shape_graph.is_pure_size_node(node):
+            elif not node.users and symbolic and shape_graph.is_pure_size_node(node):
                 self.graph.erase_node(node)
             elif not node.users and shape_graph.reads_float_input(node):  # a float only guards read
                 self.graph.erase_node(node)
@@ -393,6 +422,10 @@ class OutputGraph:
 
     def count_calls(self) -> int:
         return sum(node.op in ("call_function", "call_method", "call_module") for node in self.graph.nodes)
+
+
+def _op_name(target) -> str:
+    return target if isinstance(target, str) else getattr(target, "__name__", str(target))
 
 
 def _reads_defaults(source: Source) -> bool:

@@ -24,7 +24,10 @@ class SideEffects:
     containers: dict[int, object] = field(default_factory=dict)  # mutation id -> latest tracker (from outside)
     globals: dict[str, object] = field(default_factory=dict)  # name -> tracker
     tracked: dict[int, object] = field(default_factory=dict)  # id(real list or dict) -> first tracker
-    dict_items: dict[object, object] = field(default_factory=dict)  # object id -> its items (a dict subclass)
+    base_items: dict[object, object] = field(default_factory=dict)  # object id -> its builtin part (a dict, set,
+    # frozenset, list or tuple subclass's items)
+    changed_bases: dict[object, object] = field(default_factory=dict)  # object id -> an outside object whose
+    # set or list part the trace changed
     hooks: list[tuple | None] = field(default_factory=list)  # (graph input, method, hook) to do; None: removed
 
     # ---- cells ------------------------------------------------------------------
@@ -62,9 +65,14 @@ class SideEffects:
         """Only for objects made in the trace: their attributes live nowhere else."""
         self.attrs[obj_id] = {k: v for k, v in self.attrs[obj_id].items() if k != name}
 
-    def store_dict_items(self, owner, items) -> None:
-        """The items of a dict-subclass object, beside its attributes (a ModelOutput's fields)."""
-        self.dict_items[owner.identity()] = items
+    def store_base_items(self, owner, items) -> None:
+        """The items of an object whose class subclasses a builtin container, beside its attributes
+        (a ModelOutput's fields, a set subclass's members)."""
+        self.base_items[owner.identity()] = items
+
+    def change_base_items(self, owner) -> None:
+        """An outside set or list subclass's items changed: replayed on it after the graph."""
+        self.changed_bases[owner.identity()] = owner
 
     # ---- containers and globals ------------------------------------------------------
     def record_container(self, tracker) -> None:
@@ -100,7 +108,7 @@ class SideEffects:
         self.globals[name] = value
 
     def is_empty(self) -> bool:
-        return not (self.attrs or self.containers or self.globals or any(self.hooks))
+        return not (self.attrs or self.containers or self.globals or any(self.hooks) or self.changed_bases)
 
     def replace_trackers(self, swap) -> None:
         """Keep recorded values current when a container they hold is mutated."""
@@ -110,7 +118,7 @@ class SideEffects:
         self.containers = {k: swap(v) for k, v in self.containers.items()}
         # an outside container not mutated itself may hold one that is (`d["a"]["step"] = ...`)
         self.tracked = {k: (value, swap(tracker)) for k, (value, tracker) in self.tracked.items()}
-        self.dict_items = {k: swap(v) for k, v in self.dict_items.items()}
+        self.base_items = {k: swap(v) for k, v in self.base_items.items()}
         self.hooks = [hook and (*hook[:2], swap(hook[2])) for hook in self.hooks]
 
     def outside_effects(self) -> list[tuple[str, Source | None, object, object]]:
@@ -122,6 +130,8 @@ class SideEffects:
                 effects.append(("setattr", owner, name, value))
         for tracker in self.containers.values():
             effects.append(("container", tracker.source, None, tracker))
+        for obj_id, owner in self.changed_bases.items():  # by the builtin's own methods, on the object
+            effects.append(("container", owner.source, None, self.base_items[obj_id]))
         for name, value in self.globals.items():
             effects.append(("global", None, name, value))
         for index, hook in enumerate(self.hooks):

@@ -31,6 +31,7 @@ from .variables.exceptions import ExceptionVariable, is_exception_class
 from .variables.generator import GeneratorVariable
 from .variables.lists import ListIteratorVariable
 from .variables.lazy import LazyVariableTracker
+from .variables.leaving_generators import returned_generators_as_iterators
 from .variables.misc import NullVariable, UserDefinedClassVariable
 from .variables.sym import SymNodeVariable
 from .variables.tensor import TensorVariable
@@ -509,7 +510,10 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         self.call_function(fn, args_var.unpack_var_sequence(self), kwargs)
 
     def RETURN_VALUE(self, inst):
-        self.return_value = self.pop()
+        value = self.pop()
+        if self.parent is None:  # leaving the trace: its generators become iterators of what they have left
+            value = returned_generators_as_iterators(self, value)
+        self.return_value = value
 
     def LOAD_ASSERTION_ERROR(self, inst):
         """A failing assert.  As Dynamo: one with no message or a literal one is a graph break (the assert

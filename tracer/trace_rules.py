@@ -30,7 +30,7 @@ import torch.overrides
 _TORCH_MACHINERY = ("torch._dynamo", "torch.fx", "torch._subclasses", "torch.utils", "torch.compiler",
                     "torch.autograd.grad_mode", "torch._guards", "torch.overrides", "torch.testing")
 # ... except these helpers inside them, plain Python that Dynamo traces (torch.optim calls them).
-_TRACED_IN_MACHINERY = ("torch.utils._foreach_utils",)
+_TRACED_IN_MACHINERY = ("torch.utils._foreach_utils", "torch.utils._ordered_set")
 # ... and single functions of it that plain library code calls (torch.distributions' broadcast_all).
 _TRACED_MACHINERY_FUNCTIONS = frozenset({"torch.overrides.is_tensor_like"})
 _BUILTIN_MODULES = frozenset({"builtins", "_operator", "operator", "math"})
@@ -112,17 +112,19 @@ def is_query(fn) -> bool:
     return isinstance(fn, types.BuiltinFunctionType) and bool(_QUERY_NAME.match(getattr(fn, "__name__", "")))
 
 
-# torch.func's transforms: Dynamo traces each into a higher-order op (a subgraph of its own), which
-# Standin does not have; they are refused by name, not traced into functorch's machinery.
-_FUNCTORCH_TRANSFORMS = frozenset({"vmap", "grad", "grad_and_value", "jacrev", "jacfwd", "jvp", "vjp", "hessian",
-                                   "linearize"})
+# torch.func's transforms: Dynamo inlines torch's functorch Python for them (variables/functorch.py);
+# those Standin does not trace yet are refused by name.
+_FUNCTORCH_TRANSFORMS = frozenset({"jacrev", "jacfwd", "jvp", "hessian", "linearize"})
+
+# ... and functorch's Python helpers Dynamo records as one node each, as it records predispatch's.
+_FUNCTORCH_GRAPH_CALLS = frozenset({"_autograd_grad", "_set_tensor_requires_grad"})
 
 
 def functorch_transform(value) -> str | None:
     """The name of a torch.func transform (torch.func.vmap, torch.vmap, ...), or None."""
     name = getattr(value, "__name__", None)
-    if name in _FUNCTORCH_TRANSFORMS and _module_of(value) in ("torch.func", "torch._functorch.apis",
-                                                                "torch._functorch.eager_transforms"):
+    if name in _FUNCTORCH_TRANSFORMS and _module_of(value) in (
+            "torch.func", "torch._functorch.apis", "torch._functorch.eager_transforms"):
         return name
     return None
 
@@ -135,6 +137,9 @@ def classify(value) -> str:
             return "torch"
         if functorch_transform(value) is not None:
             return "skip"
+        if isinstance(value, types.FunctionType) and (module == "torch._functorch.predispatch" or (
+                module == "torch._functorch.eager_transforms" and value.__name__ in _FUNCTORCH_GRAPH_CALLS)):
+            return "torch"  # functorch's switches and wrappers as Dynamo records them
         if module.startswith(_TORCH_MACHINERY) and not module.startswith(_TRACED_IN_MACHINERY) \
                 and f"{module}.{getattr(value, '__qualname__', '')}" not in _TRACED_MACHINERY_FUNCTIONS:
             return "skip"
@@ -168,8 +173,18 @@ def module_skip_reason(module) -> str | None:
     return None
 
 
+# The transforms under which a frame called from eager code is not compiled (Dynamo refuses it too).
+_EAGER_TRANSFORMS = (torch._C._functorch.TransformType.Vmap, torch._C._functorch.TransformType.Grad,
+                     torch._C._functorch.TransformType.Jvp)
+
+
 def frame_skip_reason(code, f_locals: dict) -> str | None:
-    """Why a frame is not traced at all (its own code runs): the forward of a module Dynamo skips."""
+    """Why a frame is not traced at all (its own code runs): the forward of a module Dynamo skips, or
+    any frame a torch.func transform running eagerly calls (its tensors are functorch's wrappers)."""
+    transform = torch._C._functorch.peek_interpreter_stack()
+    if transform is not None and transform.key() in _EAGER_TRANSFORMS:
+        return (f"called by torch.func.{transform.key().name.lower()} running eagerly (its graph was broken or it "
+                "was not traced): as in Dynamo, a frame under a transform run from eager code is not compiled")
     owner = f_locals.get("self")
     if owner is None or getattr(type(owner), "forward", None) is None:
         return None

@@ -261,6 +261,9 @@ def states(dynamo: str, ours: str) -> bool:
         # a Counter's value, reached by its key's position there (as any dict subclass's), by its key here
         if re.match(rf"{re.escape(m['s'])}\[(?:'[^']*'|\d+)\] == {re.escape(m['v'])},", ours):
             return True
+    if m := re.fullmatch(r"set\.__contains__\((?P<s>.+), (?P<k>.+)\)", claim):  # an item of a set subclass
+        if ours.startswith(f"___dict_contains({m['k']}, {m['s']})"):
+            return True
     if m := re.fullmatch(r"not ___dict_contains\((?P<k>.+?), (?P<s>.+)\)", claim):
         keys = _our_keys(ours, m["s"])
         if keys is not None and _literal(m["k"]) not in keys:

@@ -58,6 +58,28 @@ def int_default_of_a_function_argument(x, head):
     return head(x + 1)
 
 
+# ---- min() of a tuple of sizes stays symbolic: Swin clamps its window to `min(input_resolution)` ----------
+class WindowClamp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.window_size = 4
+
+    def forward(self, x):
+        resolution = (x.shape[-2] // 2, x.shape[-1] // 2)
+        if min(resolution) <= self.window_size:
+            self.window_size = min(resolution)
+        pad = (self.window_size - resolution[1] % self.window_size) % self.window_size
+        return F.pad(x, (0, pad)) * max(resolution[0], 1, resolution[1])
+
+
+window = WindowClamp()
+
+
+@case(CASES, call(T(2, 8, 8)), call(T(2, 6, 6)), compiles="C.", dynamic=True, same_placeholders=True)
+def min_of_a_tuple_of_sizes(x):
+    return window(x), window.window_size
+
+
 # ---- copy.deepcopy of a config whose float attribute is symbolic: BART's cache reads get_text_config() ------
 class Config:
     def __init__(self):

@@ -3,7 +3,7 @@ frozenset of a set, torch.tensor of a range (a range literal in the graph, as Dy
 object's default str()/repr() of a user object from outside (folded, guarded by identity) and a
 class's own __repr__, @torch.no_grad() / @torch.enable_grad() on an inner function, a
 collections.abc.MutableMapping passed to dict(), torch.distributions.Normal basics, and
-torch.func.vmap (a higher-order op Standin does not trace: it breaks with a reason naming it).
+torch.func.hessian (a transform Standin does not trace yet: it breaks with a reason naming it).
 
 Where Dynamo is not the oracle: it breaks at str() of an object with its own __repr__ (Standin
 traces the method), and it bakes in a stale address for the default repr of an object made in
@@ -121,13 +121,13 @@ test_singles = parametrize(CASES)
 test_singles_against_eager = parametrize_against_eager(AGAINST_EAGER)
 
 
-def test_vmap_breaks_with_a_reason_naming_it():
-    """Dynamo traces torch.func.vmap into a higher-order op; Standin does not, and says so."""
+def test_a_transform_not_traced_yet_breaks_with_a_reason_naming_it():
+    """torch.func.hessian is not traced yet: it breaks, and says which transform."""
     def f(x):
-        return torch.func.vmap(lambda r: r.sin() * 2)(x)
+        return torch.func.hessian(lambda r: (r.sin() * 2).sum())(x)
 
     tracer.reset()
     x = T(3, 2)
-    with pytest.raises(tracer.Unsupported, match=r"torch\.func\.vmap\(\): a functorch transform"):
+    with pytest.raises(tracer.Unsupported, match=r"torch\.func\.hessian\(\): a functorch transform"):
         tracer.compile(f, fullgraph=True)(x)
     torch.testing.assert_close(tracer.compile(f)(x), f(x))

@@ -9,7 +9,7 @@ import torch
 from torch._C._dynamo.guards import GlobalStateGuard
 
 from tracer.guards.kinds import (
-    KINDS, Guard, InstalledAt, ShapeCheck, TensorMeta, actual_text, check_one, dims_match, expected_json,
+    KINDS, GlobalState, Guard, InstalledAt, ShapeCheck, TensorMeta, actual_text, check_one, dims_match, expected_json,
     global_state, is_marked, kind_of, leaf_function, leaf_test, manager_kind, tensor_mismatch, tensor_name,
 )
 from tracer.guards.native import NativeGuards
@@ -424,6 +424,33 @@ def test_global_state_holds_until_a_switch_changes_and_names_it():
         torch.set_default_dtype(torch.float32)
 
 
+def test_global_state_names_every_switch_that_changed_at_once():
+    g = Guard(None, "GLOBAL_STATE", global_state())
+    torch.set_default_dtype(torch.float64)
+    try:
+        with torch.no_grad():
+            assert actual_text(g, None) == "changed grad_mode=False, default_dtype=torch.float64"
+    finally:
+        torch.set_default_dtype(torch.float32)
+
+
+class SnapshotSaying:
+    """A stand-in for torch's GlobalStateGuard whose failure reason is given (torch's own may be blank)."""
+
+    def __init__(self, reason):
+        self.words = reason
+
+    def reason(self):
+        return self.words
+
+
+def test_global_state_changed_outside_the_switches_is_named_by_the_snapshots_reason_stripped_or_a_question_mark():
+    for reason, words in ((" num_threads changed\n", "changed num_threads changed"), (" \n", "changed ?")):
+        state = GlobalState(global_state())
+        state.native = SnapshotSaying(reason)
+        assert actual_text(Guard(None, "GLOBAL_STATE", state), None) == words
+
+
 def test_global_state_outside_the_switches_is_named_by_torchs_snapshot():
     g = Guard(None, "GLOBAL_STATE", global_state())
     threads = torch.get_num_threads()
@@ -437,7 +464,6 @@ def test_global_state_outside_the_switches_is_named_by_torchs_snapshot():
 
 
 def test_global_state_made_by_hand_is_checked_switch_by_switch():
-    from tracer.guards.kinds import GlobalState
     by_hand = Guard(None, "GLOBAL_STATE", GlobalState((("grad_mode", True), ("default_dtype", torch.float32))))
     assert check_one(by_hand, None)
     with torch.no_grad():
@@ -462,3 +488,19 @@ def test_a_shape_guard_reads_the_frame_and_prints_as_dynamo():
         leaf_function(g)
     rounded = ShapeCheck("math.floor(L['n'] / 2) == 1 and torch.is_tensor(G['t'])", "")
     assert rounded.holds({"n": 3}, {"t": torch.ones(1)}) and not rounded.holds({"n": 4}, {"t": torch.ones(1)})
+
+
+def test_a_shape_guard_in_the_native_tree_answers_as_holds_and_fails_on_a_non_tensor():
+    """The native tree's shape guard is check_over(G): one function of L, which must say what holds() says
+    (G read from the frame's globals) and fail, not raise, when an input is not a tensor any more."""
+    check = ShapeCheck("2 <= L['x'].size()[0] and L['x'].size()[0] <= G['limit']", "2 <= L['x'].size()[0] <= G['limit']",
+                       ("L['x'].size()[0]",))
+    f_globals = {"limit": 4}
+    tree = NativeGuards([Guard(None, "SHAPE_ENV", check)], frame.__code__, {"x": torch.ones(3), "y": None},
+                        f_globals)
+    for size in range(7):
+        f_locals = {"x": torch.ones(size), "y": None}
+        assert tree.probe(f_locals) is check.holds(f_locals, f_globals) is (2 <= size <= 4)
+    f_globals["limit"] = 6  # the frame's globals, read when checked
+    assert tree.probe({"x": torch.ones(6), "y": None})
+    assert tree.probe({"x": 3, "y": None}) is False and tree.failing_parts({"x": 3, "y": None}) == [check.text]

@@ -16,6 +16,7 @@ import collections
 import functools
 import importlib
 import math
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -80,11 +81,28 @@ class ShapeCheck:
     def holds(self, f_locals: dict, f_globals: dict) -> bool:
         return bool(_shape_check(self.python)(f_locals, f_globals))
 
+    def check_over(self, f_globals: dict):
+        """The test as one function of L alone over these globals, for a native lambda guard: torch's
+        lookup calls it on every call of the entry, and one Python frame costs less than three (a
+        closure calling holds() calling the lambda).  An input that is not a tensor any more fails it."""
+        return types.FunctionType(_shape_check_code(self.python), {**_SHAPE_NAMESPACE, "G": f_globals})
+
+
+_SHAPE_NAMESPACE = {**SOURCE_NAMESPACE, "math": math, "torch": torch}
+
 
 @functools.lru_cache(maxsize=1024)
 def _shape_check(python: str):
-    return eval(compile(f"lambda L, G: ({python})", "<shape guard>", "eval"),
-                {**SOURCE_NAMESPACE, "math": math, "torch": torch})
+    return eval(compile(f"lambda L, G: ({python})", "<shape guard>", "eval"), _SHAPE_NAMESPACE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_check_code(python: str) -> types.CodeType:
+    """The code of a function of L testing `python` (G read as a global), False where it raises."""
+    source = f"def shape_guard(L):\n    try:\n        return ({python})\n    except Exception:\n        return False\n"
+    namespace: dict = {}
+    exec(compile(source, "<shape guard>", "exec"), namespace)
+    return namespace["shape_guard"].__code__
 
 
 MARKED = "_has_dynamo_dim_marking"  # the flag mark_dynamic / maybe_mark_dynamic / mark_static set on a tensor

@@ -164,15 +164,9 @@ class NativeGuards:
 
     # ---- leaves --------------------------------------------------------------------------
     def _frame_leaf(self, guard) -> None:
-        """A guard over the whole frame (a SHAPE_ENV guard: sizes of several inputs) as a root lambda."""
-        holds, f_globals = guard.expected.holds, self.f_globals
-
-        def check(f_locals) -> bool:
-            try:
-                return holds(f_locals, f_globals)
-            except Exception:  # noqa: BLE001 - an input is not a tensor any more: the guard fails
-                return False
-        self.root.add_lambda_guard(check, [guard.expr], None)
+        """A guard over the whole frame (a SHAPE_ENV guard: sizes of several inputs) as a root lambda
+        (which fails when it raises: an input is not a tensor any more)."""
+        self.root.add_lambda_guard(guard.expected.check_over(self.f_globals), [guard.expr], None)
 
     def _leaf(self, manager, guard, value) -> None:
         verbose = [guard.expr]

@@ -20,6 +20,7 @@ from ..exc import UserError
 from ..source import Source
 from .policy import (
     AutomaticDynamic,
+    DataCapture,
     DimChoice,
     has_markers,
     scalar_is_dynamic,
@@ -66,7 +67,7 @@ class Symbol:
 
     name: str
     source: str  # "L['x'].size()[0]"
-    value: int | float  # the size (or the int or float argument) seen when it was made
+    value: int | float | None  # the size (or the int or float argument) seen when it was made; None: unbacked
     range: str  # "[2, int_oo]"
 
 
@@ -82,12 +83,37 @@ class ShapeTracking:
     scalars: dict[str, str] = field(default_factory=dict)  # int and float inputs made symbols: source name -> why
     current_tx: object = field(default=lambda: None, repr=False)  # the translator on the current instruction
     float_outputs: dict = field(default_factory=dict)  # SymFloat node -> its 0-d tensor graph output
+    capture: DataCapture = DataCapture()
+    unbacked: dict = field(default_factory=dict)  # unbacked symbol -> the graph node that made it, described
 
     def __post_init__(self):
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv  # lazy: sympy (warmup.py)
-        self.env = ShapeEnv(allow_scalar_outputs=False, allow_dynamic_output_shape_ops=False)
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv, compute_unbacked_bindings  # lazy: sympy
+        self._unbacked_bindings = compute_unbacked_bindings
+        self.env = ShapeEnv(allow_scalar_outputs=self.capture.scalars,
+                            allow_dynamic_output_shape_ops=self.capture.output_shapes)
         self.fake_mode = FakeTensorMode(shape_env=self.env)
         self.log = CauseLog(self.env)
+
+    def adopt(self, fake_mode) -> None:
+        """Serve a trace that began without a ShapeEnv (every size static) and now meets its first
+        data-dependent value: its fake mode, and the fakes it made, gain this ShapeEnv."""
+        fake_mode.shape_env = self.env
+        self.fake_mode = fake_mode
+
+    def note_unbacked_bindings(self, node) -> None:
+        """Which unbacked symbols (`u0` of an `item()`, a `nonzero`'s length) a node's value defines, as
+        Dynamo records them: torch's runtime-assert pass finds where each symbol is bound from it."""
+        bindings = self._unbacked_bindings(self.env, node.meta["example_value"])
+        if bindings:
+            node.meta["unbacked_bindings"] = bindings
+            target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", node.target)
+            for symbol in bindings:
+                self.unbacked[symbol] = f"{target}() (graph node {node.name}): depends on tensor data"
+
+    def has_unbacked(self) -> bool:
+        """Whether the trace made unbacked symbols (`u0`): then the graph gets their runtime asserts."""
+        return bool(self.env.unbacked_symint_counter or self.env.unbacked_symfloat_counter
+                    or self.env.deferred_runtime_asserts)
 
     # ---- inputs ---------------------------------------------------------------------
     def fake_tensor(self, tx, source: Source, value: torch.Tensor, static_reason: str | None):
@@ -174,6 +200,9 @@ class ShapeTracking:
             vr = env.var_to_range.get(symbol)
             out.append(Symbol(str(symbol), sources[0].name, value if value is None else _plain(value),
                               f"[{vr.lower}, {vr.upper}]" if vr is not None else "?"))
+        for symbol, origin in self.unbacked.items():  # no input holds them, nor a value: their range
+            vr = env.var_to_range.get(symbol)
+            out.append(Symbol(str(symbol), origin, None, f"[{vr.lower}, {vr.upper}]" if vr is not None else "?"))
         return out
 
     def describe(self) -> dict:
@@ -235,7 +264,7 @@ class ShapeTracking:
 
 
 def tracking_for(mode, memory: AutomaticDynamic | None, compile_id: str | None, f_locals: dict,
-                 f_globals: dict | None = None, names: tuple = ()):
+                 f_globals: dict | None = None, names: tuple = (), capture: DataCapture = DataCapture()):
     """The ShapeTracking of one trace, or None when every size will be static.
 
     With dynamic=False a trace needs no ShapeEnv, unless a tensor it may read carries a mark_dynamic
@@ -246,7 +275,7 @@ def tracking_for(mode, memory: AutomaticDynamic | None, compile_id: str | None, 
         reachable = list(f_locals.values()) + [f_globals[n] for n in names if f_globals and n in f_globals]
         if not any(isinstance(v, torch.Tensor) and has_markers(v) for v in _one_level_down(reachable)):
             return None
-    return ShapeTracking(mode, memory, compile_id)
+    return ShapeTracking(mode, memory, compile_id, capture=capture)
 
 
 def _one_level_down(values):

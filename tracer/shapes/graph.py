@@ -65,7 +65,8 @@ def symbols_used_by(nodes) -> set:
 
 
 def reify_symbols(graph: torch.fx.Graph, shape_env) -> None:
-    """torch's pass that hash-conses symbolic values: a size read equal to a bound symbol becomes it."""
+    """torch's pass that hash-conses symbolic values (a size read equal to a bound symbol becomes it)
+    and writes the ShapeEnv's deferred runtime asserts on unbacked symbols (`u0 >= 0`) into the graph."""
     insert_deferred_runtime_asserts(torch.fx.GraphModule(torch.nn.Module(), graph), shape_env, "standin",
                                     export=False)
 

@@ -13,9 +13,11 @@ As in Dynamo (torch 2.13):
 Parameters, and anything read through an ``nn.Module``, stay static; so do ints read from
 globals (Dynamo specialises those too).  A float may be symbolic wherever it is read from.
 ``mark_static`` wins over automatic dynamic, ``mark_dynamic`` over everything.
+Data-dependent values (`.item()`, `nonzero`) become unbacked symbols where `DataCapture` says so.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 from ..exc import UserError
@@ -220,3 +222,26 @@ def scalar_is_dynamic(mode, memory: AutomaticDynamic | None, name: str, value: i
         return False
     seen = memory.record_scalar(name, value, compile_id)
     return mode is True or seen.scalar is DYNAMIC
+
+
+@dataclass(frozen=True)
+class DataCapture:
+    """Whether a trace records data-dependent numbers and sizes as unbacked symbols (`u0`, `zuf0`).
+
+    As Dynamo: `.item()` (and `int(t)`, `float(t)`, `t.tolist()`) is captured under fullgraph=True or
+    with `torch._dynamo.config.capture_scalar_outputs`; ops whose output size depends on data
+    (`nonzero`, a boolean mask) under fullgraph=True or `capture_dynamic_output_shape_ops`.  Standin
+    reads torch._dynamo.config's switches, so a program (or test) sets them once for both engines.
+    """
+
+    scalars: bool = False
+    output_shapes: bool = False
+
+    @classmethod
+    def for_trace(cls, fullgraph: bool) -> DataCapture:
+        config = sys.modules.get("torch._dynamo.config")  # set by the user only once torch._dynamo is imported
+        return cls(fullgraph or bool(getattr(config, "capture_scalar_outputs", False)),
+                   fullgraph or bool(getattr(config, "capture_dynamic_output_shape_ops", False)))
+
+    def any(self) -> bool:
+        return self.scalars or self.output_shapes

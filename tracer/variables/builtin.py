@@ -7,11 +7,12 @@ import inspect
 import math
 import operator
 import sys
+import types
 from dataclasses import dataclass
 
 import torch
 
-from ..exc import Unsupported, observed
+from ..exc import ObservedException, Unsupported, observed
 from ..source import TypeSource
 from .base import VariableTracker
 from .constant import ConstantVariable
@@ -22,10 +23,12 @@ from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
                     hash_key, items_of, sorted_items)
+from .container_bases import container_base, container_text, is_container_object
+from .mapping_proxy import MappingProxyVariable, make_mapping_proxy
 from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .object_protocol import is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
-from .sets import SetVariable, unique_items
+from .sets import FrozensetVariable, SetVariable, unique_items
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
 from .user_functions import BaseUserFunctionVariable, UserMethodVariable
@@ -144,6 +147,8 @@ class BuiltinVariable(VariableTracker):
         """The call_<name> method that models this builtin, if any."""
         if name == "fromkeys" and isinstance(getattr(self.fn, "__self__", None), type):
             return self.call_dict_fromkeys  # a bound classmethod of dict (or a collections dict)
+        if self.fn is types.MappingProxyType:
+            return self.call_mappingproxy
         if getattr(builtins, name, None) is self.fn or getattr(operator, name, None) is self.fn:
             return getattr(self, f"call_{name}", None)
         return None
@@ -276,6 +281,8 @@ class BuiltinVariable(VariableTracker):
         except Unsupported as error:
             if "has no attribute" in str(error):
                 return ConstantVariable(False)
+            if isinstance(error, ObservedException) and issubclass(error.raised_type(), AttributeError):
+                return ConstantVariable(False)  # a __getattr__ or property of the program's raised it
             if _type_always_has(obj, name.as_python_constant()):
                 return ConstantVariable(True)
             raise
@@ -301,6 +308,8 @@ class BuiltinVariable(VariableTracker):
 
     def call_dict(self, tx, obj=None, **kwargs):
         entries = {}
+        if isinstance(obj, MappingProxyVariable):  # dict(types.MappingProxyType(d)): a copy of d
+            obj = obj.call_method(tx, "copy", [], {})
         if obj is not None:
             if isinstance(obj, ConstDictVariable):
                 entries.update(obj.read_entries())
@@ -324,6 +333,16 @@ class BuiltinVariable(VariableTracker):
 
     def call_set(self, tx, obj=None):
         return SetVariable(unique_items(self._sequence(tx, obj)) if obj is not None else ())
+
+    def call_mappingproxy(self, tx, *args, **kwargs):
+        return make_mapping_proxy(tx, args, kwargs)
+
+    def call_frozenset(self, tx, obj=None):
+        """frozenset(items): a constant when every item is one, else a frozenset of tensors or objects."""
+        items = unique_items(self._sequence(tx, obj)) if obj is not None else ()
+        if all(item.is_python_constant() for item in items):
+            return ConstantVariable(frozenset(item.as_python_constant() for item in items))
+        return FrozensetVariable(items)
 
     def call_iter(self, tx, obj):
         if isinstance(obj, (ListIteratorVariable, GeneratorVariable)):  # an iterator is its own iter()
@@ -396,7 +415,7 @@ class BuiltinVariable(VariableTracker):
         if not any(isinstance(a, TensorVariable) for a in args):
             if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
                 return VariableTracker.build(tx, self.fn([a.as_python_constant() for a in args]))
-            return None
+            return self._min_max_symbolic(tx, args)
         result = args[0]
         for other in args[1:]:
             a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)
@@ -406,6 +425,15 @@ class BuiltinVariable(VariableTracker):
             else:
                 pairwise = torch.maximum if self.fn is max else torch.minimum
                 result = tx.output.call(tx, "call_function", pairwise, (a, b), {})
+        return result
+
+    def _min_max_symbolic(self, tx, items):
+        """min()/max() of a sequence, or of more than two values, with symbolic sizes among them: one
+        sym_min/sym_max per pair, left to right, as Dynamo reduces it (it was specialised, a recompile
+        per size); None where an item is neither a symbol nor a number."""
+        result = items[0]
+        for other in items[1:]:
+            result = sym_builtin(tx, self.fn, [result, other]) if result is not None else None
         return result
 
     def _min_max_by_key(self, tx, items, key):
@@ -432,11 +460,16 @@ class BuiltinVariable(VariableTracker):
         return ConstantVariable(obj.truth(tx))
 
     def call_int(self, tx, obj=None, *rest):
+        if isinstance(obj, TensorVariable) and not rest:  # an unbacked symbol where captured, else a break
+            return obj.call_method(tx, "__int__", [], {})
         if isinstance(obj, TensorVariable):
             raise Unsupported("int() of a tensor needs its data at trace time")
         return None
 
-    call_float = call_int
+    def call_float(self, tx, obj=None, *rest):
+        if isinstance(obj, TensorVariable):
+            return obj.call_method(tx, "__float__", [], {})
+        return None
 
     def call_callable(self, tx, obj):
         if isinstance(obj, (TorchFunctionVariable, BuiltinVariable, GetAttrVariable, UserMethodVariable,
@@ -477,6 +510,9 @@ class BuiltinVariable(VariableTracker):
         """object's own str()/repr() of a user object, `<module.Class object at 0x...>`: it shows the
         object's address, so only an object from outside folds (guarded by identity, as the text is
         its own); one made in the trace does not exist yet, and breaks (Dynamo bakes in a stale one)."""
+        if is_container_object(obj) and all(getattr(obj.python_type(), dunder) is getattr(container_base(
+                obj.python_type()), dunder) for dunder in (name, "__repr__")):
+            return container_text(tx, obj)  # a set subclass's text is its items', not its address
         if type(obj) is not UserDefinedObjectVariable or any(
                 getattr(obj.python_type(), dunder) is not getattr(object, dunder) for dunder in (name, "__repr__")):
             return None

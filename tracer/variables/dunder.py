@@ -12,7 +12,7 @@ import inspect
 import operator
 import types
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .constant import ConstantVariable
 from .misc import UserDefinedObjectVariable
 
@@ -93,6 +93,13 @@ def _inverted_eq(tx, left, right):
     return ConstantVariable(not equal.as_python_constant())
 
 
+def _type_name(var) -> str:
+    try:
+        return var.python_type().__name__
+    except NotImplementedError:
+        return type(var).__name__
+
+
 def user_operator(tx, op, args):
     """`op(*args)` through user dunders, or None when no user object defines the operator."""
     if op in _UNARY and python_dunder(args[0], _UNARY[op], tx) is not None:
@@ -118,6 +125,8 @@ def user_operator(tx, op, args):
     else:
         return None
     if result is not None and _not_implemented(result):
-        raise Unsupported(f"TypeError: unsupported operand types for {op.__name__}: "
-                          f"{left.describe()} and {right.describe()}")
+        raise observed(TypeError(f"unsupported operand type(s) for {op.__name__}: "
+                                 f"'{_type_name(left)}' and '{_type_name(right)}'"),
+                       f"TypeError: unsupported operand types for {op.__name__}: "
+                       f"{left.describe()} and {right.describe()}")
     return result

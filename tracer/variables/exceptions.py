@@ -11,7 +11,7 @@ import itertools
 import types
 from dataclasses import dataclass, field, replace
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
@@ -23,6 +23,14 @@ _exception_ids = itertools.count()
 # Methods a user exception class may not define for us to model it: we would have to run them.
 _BEHAVIOUR = ("__new__", "__init__", "__str__", "__repr__", "__getattribute__", "__getattr__",
               "__setattr__", "__eq__", "__hash__")
+
+
+_CHAIN = ("__cause__", "__context__")
+
+
+def _links_an_exception(value: VariableTracker) -> bool:
+    """What __cause__ and __context__ accept: an exception object, or None."""
+    return isinstance(value, ExceptionVariable) or (value.is_python_constant() and value.as_python_constant() is None)
 
 
 def is_exception_class(value) -> bool:
@@ -57,13 +65,12 @@ def as_exception(var: VariableTracker) -> "ExceptionVariable | None":
 
 @dataclass(frozen=True, eq=False)
 class ExceptionVariable(VariableTracker):
-    """`exc_type(*args)`; exc_id is its identity, shared by the versions `raise ... from` makes."""
+    """`exc_type(*args)`; exc_id is its identity.  Its chaining (__context__, __cause__,
+    __suppress_context__) lives in the side-effects record, as any attribute of an object made in
+    the trace: a `raise` links the one object every name of it sees."""
 
     exc_type: type = BaseException
     args: tuple = ()
-    cause: VariableTracker | None = None
-    context: VariableTracker | None = None
-    suppress_context: bool = False
     exc_id: int = field(default_factory=lambda: next(_exception_ids))
 
     @staticmethod
@@ -103,9 +110,21 @@ class ExceptionVariable(VariableTracker):
         return True  # made in the trace: attributes its __init__ set live in the side-effects record
 
     def store_attr(self, tx, name, value):
-        if name in ("args", "__cause__", "__context__", "__traceback__", "__suppress_context__"):
+        if name in ("args", "__traceback__"):
             raise Unsupported(f"assigning {name} of the exception {self.exc_type.__name__}")
-        tx.output.side_effects.store_attr(self, self.identity(), name, value)
+        if name in _CHAIN:
+            value = value.realize()
+            if not _links_an_exception(value):
+                raise observed(TypeError(f"exception {name[2:-2]} must be None or derive from BaseException"),
+                               f"assigning {value.describe()} to {name} of an exception")
+        elif name == "__suppress_context__":
+            if not value.realize().is_python_constant():
+                raise Unsupported(f"assigning {value.describe()} to __suppress_context__")
+            value = ConstantVariable(bool(value.as_python_constant()))
+        record = tx.output.side_effects
+        record.store_attr(self, self.identity(), name, value)
+        if name == "__cause__":  # as BaseException's setter: a cause given hides the context
+            record.store_attr(self, self.identity(), "__suppress_context__", ConstantVariable(True))
 
     def var_getattr(self, tx, name):
         stored = tx.output.side_effects.load_attr(self.identity(), name)
@@ -115,11 +134,10 @@ class ExceptionVariable(VariableTracker):
             return TupleVariable(self.args)
         if name == "__class__":
             return VariableTracker.build(tx, self.exc_type)
-        if name in ("__cause__", "__context__"):
-            linked = self.cause if name == "__cause__" else self.context
-            return linked if linked is not None else ConstantVariable(None)
+        if name in _CHAIN:
+            return ConstantVariable(None)
         if name == "__suppress_context__":
-            return ConstantVariable(self.suppress_context)
+            return ConstantVariable(False)
         if name == "__traceback__":
             return ConstantVariable(None)  # the trace has no real frames to point at
         if name == "with_traceback":
@@ -137,15 +155,25 @@ class ExceptionVariable(VariableTracker):
             return self  # the trace's exceptions carry no traceback: dropping it leaves the same exception
         return super().call_method(tx, name, args, kwargs)
 
-    def with_cause(self, cause: VariableTracker | None) -> "ExceptionVariable":
+    def raised_from(self, tx, cause: "ExceptionVariable | None") -> None:
         """`raise self from cause` (cause None: `from None`)."""
-        return replace(self, cause=cause, suppress_context=True)
+        self.store_attr(tx, "__cause__", cause if cause is not None else ConstantVariable(None))
 
-    def with_context(self, context: VariableTracker | None) -> "ExceptionVariable":
-        """Raised while `context` was being handled: Python links the two, unless already linked."""
-        if context is None or self.context is not None or context is self:
-            return self
-        return replace(self, context=context)
+    def raised_while(self, tx, handled: "ExceptionVariable | None") -> None:
+        """Raised while `handled` was being handled: as CPython, self's context becomes `handled`,
+        after cutting the link in handled's context chain that led back to self (no cycle)."""
+        if handled is None or handled.exc_id == self.exc_id:
+            return
+        record = tx.output.side_effects
+        seen, node = set(), handled
+        while isinstance(node, ExceptionVariable) and node.exc_id not in seen:
+            seen.add(node.exc_id)
+            following = node.var_getattr(tx, "__context__")
+            if isinstance(following, ExceptionVariable) and following.exc_id == self.exc_id:
+                record.store_attr(node, node.identity(), "__context__", ConstantVariable(None))
+                break
+            node = following
+        record.store_attr(self, self.identity(), "__context__", handled)
 
     def children(self):
         return [(f"args[{i}]", a) for i, a in enumerate(self.args)]

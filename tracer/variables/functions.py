@@ -10,6 +10,7 @@ from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .decompositions import decompose_function
+from .functorch import call_state_query, call_state_switch, is_state_query, is_state_switch
 from .lists import BaseListVariable
 from .numpy import NumpyNdarrayVariable, tensor_from_ndarray
 from .sym import SymNodeVariable
@@ -140,6 +141,10 @@ class TorchFunctionVariable(VariableTracker):
                 return folded
         if self.fn in (torch.from_numpy, torch.as_tensor) and args and _is_ndarray(args[0]) and len(args) == 1:
             return tensor_from_ndarray(tx, args[0])
+        if is_state_switch(self.fn):
+            return call_state_switch(tx, self.fn, args, kwargs)
+        if is_state_query(self.fn):
+            return call_state_query(tx, self.fn, args, kwargs)
         if self.fn in _REFUSED:
             raise Unsupported(_REFUSED[self.fn])
         if "requires_grad" in kwargs and kwargs["requires_grad"].is_python_constant() \

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from ..exc import Unsupported
 from .base import VariableTracker
 
+# The generator methods a program calls directly (next() and for-loops go through next_item).
+METHODS = ("__next__", "send", "throw", "close")
+
 
 @dataclass(frozen=True, eq=False)
 class GeneratorVariable(VariableTracker):
@@ -38,6 +41,17 @@ class GeneratorVariable(VariableTracker):
         item = self.frame.throw(tx, exception)
         return None if item is None else (item, self)
 
+    def var_getattr(self, tx, name):
+        if name in METHODS:
+            return GeneratorMethodVariable(self, name)
+        return super().var_getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        """gen.__next__(), gen.send(value), gen.throw(exc), gen.close(): run by the suspended frame."""
+        if name in METHODS and not kwargs:
+            return self.frame.call_method(tx, name, args)
+        return super().call_method(tx, name, args, kwargs)
+
     def has_unpack_var_sequence(self, tx) -> bool:
         return True
 
@@ -51,3 +65,21 @@ class GeneratorVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"generator {self.qualname}"
+
+
+@dataclass(frozen=True, eq=False)
+class GeneratorMethodVariable(VariableTracker):
+    """`gen.send` (or __next__, throw, close) read off a generator made in the trace, not yet called."""
+
+    gen: GeneratorVariable = None
+    name: str = ""
+
+    def python_type(self) -> type:
+        return types.BuiltinMethodType
+
+    def call_function(self, tx, args, kwargs):
+        return self.gen.call_method(tx, self.name, args, kwargs)
+
+    def short_repr(self) -> str:
+        return f"{self.gen.short_repr()}.{self.name}"
+

@@ -67,8 +67,10 @@ class BaseListVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         if callable(getattr(self.python_type(), name, None)):
-            from .misc import GetAttrVariable  # cycle: .misc -> .lists
-            return GetAttrVariable(self, name)
+            return bound_method(self, name)
+        if not hasattr(self.python_type(), name):  # `frozenset(...).add`, hasattr(t, "x"): the program's error
+            error = AttributeError(f"'{self.python_type().__name__}' object has no attribute {name!r}")
+            raise observed(error, f"AttributeError: {error}")
         return super().var_getattr(tx, name)
 
     def call_method(self, tx, name, args, kwargs):
@@ -118,6 +120,12 @@ class BaseListVariable(VariableTracker):
         inner = ", ".join(item.short_repr() for item in self.items[:6])
         more = ", ..." if len(self.items) > 6 else ""
         return f"{open_}{inner}{more}{close}"
+
+
+def bound_method(obj: VariableTracker, name: str) -> VariableTracker:
+    """`obj.name` for a method the tracker answers itself in call_method."""
+    from .misc import GetAttrVariable  # cycle: .misc -> .lists
+    return GetAttrVariable(obj, name)
 
 
 _COMPARISON_DUNDERS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
@@ -290,6 +298,8 @@ def hash_key(item: VariableTracker):
         return TensorKey(item)
     if _hashed_by_identity(item):
         return ObjectKey(item)
+    if hasattr(item, "frozen_key") and not item.is_python_constant():  # a frozenset of tensors, by its items
+        return item.frozen_key()
     if not item.is_python_constant():
         raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
     value = item.as_python_constant()
@@ -305,6 +315,8 @@ def key_tracker(key) -> VariableTracker:
     key (`(device, dtype)`) comes back as the tuple it is, so it can be unpacked."""
     if type(key) is tuple:
         return TupleVariable(tuple(key_tracker(part) for part in key))
+    if isinstance(key, frozenset) and getattr(key, "tracker", None) is not None:  # a frozenset of tensors
+        return key.tracker
     return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
 
 
@@ -551,6 +563,16 @@ class ListIteratorVariable(VariableTracker):
 
     def unpack_var_sequence(self, tx):
         return list(self.items[self.index:])
+
+    def var_getattr(self, tx, name):
+        if name == "__iter__":  # it.__iter__() is the iterator itself
+            return bound_method(self, name)
+        return super().var_getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "__iter__" and not args and not kwargs:
+            return self
+        return super().call_method(tx, name, args, kwargs)
 
     def children(self):
         """What is still ahead, for display (the next 8)."""

@@ -16,7 +16,8 @@ from .constant import ConstantVariable
 from .functional import handler_for
 from .functions import CONSTANT_CLASSES, TorchFunctionVariable
 from .lists import NamedTupleVariable
-from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, construct_user_object, dict_base,
+from .container_bases import base_items, container_base
+from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builtin_base, construct_user_object,
                               is_generic_slot, python_slot)
 from .user_functions import (BaseUserFunctionVariable, LruCachedFunctionVariable, UserFunctionVariable,
                              UserMethodVariable)
@@ -162,8 +163,8 @@ class SkippedFunctionVariable(VariableTracker):
                               + (f" ({message[0]})" if message and message[0] else ""))
         transform = functorch_transform(self.value)
         if transform is not None:
-            raise Unsupported(f"torch.func.{transform}(): a functorch transform, which Dynamo traces as a "
-                              "higher-order op (a subgraph of its own) and Standin does not: it runs as it is")
+            raise Unsupported(f"torch.func.{transform}(): a functorch transform Dynamo traces (through torch's "
+                              "functorch Python) and Standin does not yet: it runs as it is")
         if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
                 and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of
@@ -287,7 +288,7 @@ class UserDefinedClassVariable(VariableTracker):
 
     def call_function(self, tx, args, kwargs):
         from .builtin import BuiltinVariable  # cycle: .builtin -> .misc
-        if self.value in BuiltinVariable.CONSTRUCTORS or self.value in (type, super, object):
+        if self.value in BuiltinVariable.CONSTRUCTORS or self.value in (type, super, object, types.MappingProxyType):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
@@ -417,10 +418,7 @@ class UserDefinedObjectVariable(VariableTracker):
             return self._class_var(tx)
         instance_dict = getattr(self.value, "__dict__", {}) if not self.is_new() else {}
         source = AttrSource(self.source, name) if self.source is not None else None
-        try:
-            attr = inspect.getattr_static(cls, name)
-        except AttributeError:
-            attr = _MISSING
+        attr = _instance_lookup(cls, name)
         is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
         if name in instance_dict and not is_data_descriptor:
             value = instance_dict[name]  # a number or str: guarded on first use, so one only returned is not
@@ -509,16 +507,19 @@ class UserDefinedObjectVariable(VariableTracker):
         return True
 
     def has_unpack_var_sequence(self, tx) -> bool:
-        return python_slot(self.python_type(), "__iter__") is not None or dict_base(self.python_type()) is not None
+        return python_slot(self.python_type(), "__iter__") is not None or builtin_base(self.python_type()) is not None
 
     def unpack_var_sequence(self, tx):
-        """Every item iterating gives: a Python __iter__ run to its end, or a dict subclass's keys."""
+        """Every item iterating gives: a Python __iter__ run to its end, a dict subclass's keys, a set,
+        list or tuple subclass's items (their C iterators read the items, not the class's methods)."""
         from .builtin import BuiltinVariable  # cycle: .builtin -> .misc
         if python_slot(self.python_type(), "__iter__") is not None:
             iterator = BuiltinVariable(iter).call_function(tx, [self], {})
             return iterator.unpack_var_sequence(tx)
         if not self.has_unpack_var_sequence(tx):
             return super().unpack_var_sequence(tx)
+        if container_base(self.python_type()) is not None:
+            return base_items(tx, self).unpack_var_sequence(tx)
         return self.call_method(tx, "keys", [], {}).unpack_var_sequence(tx)
     def guard_class_lacks(self, tx, *names: str) -> None:
         """The user classes in type(self)'s MRO still define none of `names` (a built-in's dict is fixed)."""
@@ -584,6 +585,15 @@ class UserDefinedObjectVariable(VariableTracker):
 _MISSING = object()
 
 
+def _instance_lookup(cls: type, name: str):
+    """What an instance's attribute lookup finds on its class: the first of the MRO's dicts that
+    holds `name` (not the metaclass's: `obj.__name__` is no attribute of a plain object)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return _MISSING
+
+
 @dataclass(frozen=True, eq=False)
 class SuperVariable(VariableTracker):
     """super() inside a method: attribute lookup starts after `cls` in type(obj)'s MRO.
@@ -631,7 +641,8 @@ class SuperVariable(VariableTracker):
             member = class_member(tx, attr, source, self.obj, start, raw=True)
             if member is None:
                 if is_generic_slot(attr):  # object.__getattribute__, OrderedDict.__setitem__, object.__new__
-                    return SlotFunctionVariable(attr, self.obj)
+                    # __new__ is a static method: super().__new__(cls, ...) is the function itself
+                    return SlotFunctionVariable(attr, None if name == "__new__" else self.obj)
                 raise Unsupported(f"super().{name} is a {type(attr).__name__}")
             return member
         raise Unsupported(f"super() has no attribute {name!r}")

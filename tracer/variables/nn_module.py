@@ -29,6 +29,9 @@ _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_back
                "_state_dict_hooks", "_load_state_dict_pre_hooks")
 
 
+# What lists a module's tensors other than by attribute (functional_call swaps only attributes here).
+_TENSOR_LISTINGS = frozenset({"_parameters", "_buffers", "parameters", "named_parameters", "buffers", "named_buffers",
+                              "state_dict", "_named_members", "__dict__"})
 _TRACED_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_global_forward_pre_hooks", "_global_forward_hooks")
 _HOOKS_MODULE = "torch.nn.modules.module"  # where register_module_forward_hook keeps the global hooks
 
@@ -36,6 +39,17 @@ _HOOKS_MODULE = "torch.nn.modules.module"  # where register_module_forward_hook 
 def hooks_of(module: torch.nn.Module) -> list[str]:
     """The hook dicts nn.Module.__call__ would run for this module: its own and the global ones."""
     return [name for name in _HOOK_DICTS[:4] if getattr(module, name, None)] + _global_hooks()
+
+
+def has_call_hooks(module: torch.nn.Module) -> bool:
+    """Whether hooks_of(module) is not empty, asked on every call of a compiled module: one expression
+    of eight attribute reads (no lists, no inner frames), as nn.Module.__call__ asks it."""
+    return bool(getattr(module, "_forward_hooks", None) or getattr(module, "_forward_pre_hooks", None)
+                or getattr(module, "_backward_hooks", None) or getattr(module, "_backward_pre_hooks", None)
+                or getattr(module_py, "_global_forward_hooks", None)
+                or getattr(module_py, "_global_forward_pre_hooks", None)
+                or getattr(module_py, "_global_backward_hooks", None)
+                or getattr(module_py, "_global_backward_pre_hooks", None))
 
 
 def _global_hooks() -> list[str]:
@@ -98,6 +112,9 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if stored is not None:
             return stored
         module = self.value
+        if name in _TENSOR_LISTINGS and id(module) in tx.output.reparametrized:
+            raise Unsupported(f"{type(module).__qualname__}.{name} inside torch.func.functional_call() (it would "
+                              "list the module's own tensors, not the ones swapped in)")
         instance_dict = module.__dict__
         if (name in self._MEMBER_METHODS or name in _CALL_ENTRIES) and name not in instance_dict \
                 and not self._overrides(name):

@@ -142,6 +142,10 @@ class NumpyNdarrayVariable(TensorVariable):
         raise Unsupported(f"ndarray attribute .{name}")
 
     def call_method(self, tx, name: str, args, kwargs):
+        if name == "item" and not args and not kwargs and tx.output.capture.scalars:
+            # an unbacked number read through torch._numpy's ndarray.item, as Dynamo records it
+            tx.output.data_dependent_shapes()
+            return tx.output.call(tx, "call_function", NumpyMethod("item"), (self,), {})
         if name in _DELEGATED_TO_TENSOR and not (name == "item" and args):
             # (a.item(i) is the array's i-th item, an array in torch._numpy: a node, as in Dynamo)
             return super().call_method(tx, name, args, kwargs)

@@ -21,12 +21,15 @@ from ..exc import Unsupported, observed
 from ..source import AttrSource, DictItemSource
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .container_bases import (CONTAINER_BASES, base_items, container_base, container_base_call, is_container_object,
+                              new_items)
 from .dicts import ConstDictVariable
 from .lists import ListIteratorVariable, hash_key, items_of
 
-# The builtin bases whose instances we model: plain objects, and dicts (items beside attributes).
+# The builtin bases whose instances we model: plain objects, and dicts, sets, frozensets, lists and
+# tuples (items beside attributes).
 DICT_BASES = (collections.OrderedDict, dict)
-_GENERIC_BASES = (object, *DICT_BASES)
+_GENERIC_BASES = (object, *DICT_BASES, *CONTAINER_BASES)
 
 
 def python_slot(cls: type, name: str):
@@ -48,6 +51,12 @@ def dict_base(cls: type):
     return None
 
 
+def builtin_base(cls: type):
+    """The builtin container (dict, OrderedDict, set, frozenset, list, tuple) an object of `cls`
+    stores its items in, or None."""
+    return dict_base(cls) or container_base(cls)
+
+
 def _slot_owner(fn) -> type | None:
     owner = getattr(fn, "__objclass__", None)
     if owner is None and isinstance(fn, types.BuiltinMethodType):
@@ -56,14 +65,20 @@ def _slot_owner(fn) -> type | None:
 
 
 def is_generic_slot(fn) -> bool:
-    """Whether fn is a C method of object, dict or OrderedDict that we run on trackers."""
-    return _slot_owner(fn) in _GENERIC_BASES and getattr(fn, "__name__", "") in _SLOT_NAMES
+    """Whether fn is a C method of object, dict or OrderedDict that we run on trackers, or any C
+    method of set, frozenset, list or tuple (their trackers answer for them)."""
+    owner, name = _slot_owner(fn), getattr(fn, "__name__", "")
+    if owner in CONTAINER_BASES:
+        return owner.__dict__.get(name) is fn or getattr(owner, name, None) is fn
+    return owner in _GENERIC_BASES and name in _SLOT_NAMES or owner is dict and name in _PLAIN_DICT_SLOTS
 
 
 _OBJECT_SLOTS = ("__getattribute__", "__setattr__", "__delattr__", "__new__", "__init__", "__init_subclass__")
 _DICT_SLOTS = ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__len__", "__iter__", "keys",
                "values", "items", "get", "__init__", "__new__", "update", "setdefault", "pop", "copy",
                "__getattribute__", "__setattr__", "__delattr__")
+# dict's own, not OrderedDict's (whose order makes `==`, `|` and popitem answer differently)
+_PLAIN_DICT_SLOTS = frozenset({"clear", "popitem", "__or__", "__ior__", "__eq__", "__ne__"})
 _SLOT_NAMES = frozenset(_OBJECT_SLOTS + _DICT_SLOTS)
 
 
@@ -89,14 +104,14 @@ class SlotFunctionVariable(VariableTracker):
         if not args:
             raise Unsupported(f"TypeError: {self.short_repr()} needs an argument")
         target = args[0].realize()
-        if name == "__new__":
-            return new_instance(tx, target, self.fn)
-        from .misc import UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
         rest = args[1:]
+        if name == "__new__":
+            return new_instance(tx, target, self.fn, rest, kwargs)
+        from .misc import UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
         if not isinstance(target, UserDefinedObjectVariable):
             owner = _slot_owner(self.fn)
-            if owner in DICT_BASES and issubclass(target.python_type(), owner):  # dict.keys(d) of a plain dict
-                return target.call_method(tx, name, list(rest), dict(kwargs))
+            if owner in DICT_BASES + CONTAINER_BASES and issubclass(target.python_type(), owner):
+                return target.call_method(tx, name, list(rest), dict(kwargs))  # dict.keys(d) of a plain dict
             raise Unsupported(f"{self.short_repr()} on {target.describe()}")
         if name == "__getattribute__":
             return target.generic_getattr(tx, _name_of(rest[0]))
@@ -112,6 +127,12 @@ class SlotFunctionVariable(VariableTracker):
             if name == "__init__":
                 return ConstantVariable(None)
             raise Unsupported(f"{self.short_repr()}")
+        owner = _slot_owner(self.fn)
+        if owner in CONTAINER_BASES and container_base(target.python_type()) is not None \
+                and issubclass(target.python_type(), owner):
+            return container_base_call(tx, target, name, rest, kwargs)
+        if owner in CONTAINER_BASES:  # a real set of tensors from outside, that the builder could not model
+            raise Unsupported(f"{self.short_repr()} on {target.describe()}")
         if dict_base(target.python_type()) is None:
             raise Unsupported(f"{self.short_repr()} on {target.describe()}, which is not a dict")
         return dict_base_call(tx, target, name, rest, kwargs)
@@ -134,23 +155,32 @@ def _name_of(var) -> str:
     return name.as_python_constant()
 
 
-def new_instance(tx, cls_var, new_fn=None):
-    """`object.__new__(cls)` / `OrderedDict.__new__(cls)`: a fresh, empty object made in the trace."""
+def new_instance(tx, cls_var, new_fn=None, args=(), kwargs=None):
+    """`object.__new__(cls)` / `OrderedDict.__new__(cls)` / `tuple.__new__(cls, items)`: a fresh
+    object made in the trace, empty but for what a tuple's or frozenset's `__new__` puts in it."""
     from .misc import UserDefinedClassVariable, UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
+    owner = _slot_owner(new_fn) if new_fn is not None else None
+    if owner in CONTAINER_BASES and cls_var.is_python_constant() and cls_var.as_python_constant() is owner:
+        return new_items(tx, owner, args, kwargs or {})  # list.__new__(list): a plain, empty list
     if not isinstance(cls_var, UserDefinedClassVariable):
         raise Unsupported(f"__new__ of {cls_var.describe()}")
     cls = cls_var.value
     check_buildable(cls)
-    if new_fn is not None and _slot_owner(new_fn) not in (object, dict_base(cls), dict):
-        raise Unsupported(f"{_slot_owner(new_fn).__name__}.__new__({cls.__qualname__})")
-    return UserDefinedObjectVariable(cls=cls, cls_source=cls_var.source)
+    if new_fn is not None and owner not in (object, dict_base(cls), dict, container_base(cls)):
+        raise Unsupported(f"{owner.__name__}.__new__({cls.__qualname__})")
+    obj = UserDefinedObjectVariable(cls=cls, cls_source=cls_var.source)
+    base = container_base(cls)
+    if base is not None:
+        tx.output.side_effects.store_base_items(obj, new_items(tx, base, args, kwargs or {}))
+    return obj
 
 
 def check_buildable(cls: type) -> None:
     """Refuse the classes whose instances we cannot model (a C base with its own layout; __slots__
     are members the trace stores as attributes)."""
+    modelled = _GENERIC_BASES if builtin_base(cls) is not None else (object,)
     solid = [base for base in cls.__mro__ if base.__module__ in ("builtins", "collections", "_collections")
-             and base not in _GENERIC_BASES and not issubclass(base, BaseException)]
+             and base not in modelled and not issubclass(base, BaseException)]
     if solid:
         raise Unsupported(f"constructing {cls.__qualname__} objects (a subclass of the builtin "
                           f"{solid[0].__qualname__})")
@@ -174,13 +204,13 @@ def construct_user_object(tx, cls_var, args, kwargs):
         if not (isinstance(obj, UserDefinedObjectVariable) and issubclass(obj.python_type(), cls)):
             return obj  # Python skips __init__ when __new__ returns something else
     else:
-        obj = new_instance(tx, cls_var)
+        obj = new_instance(tx, cls_var, args=args, kwargs=kwargs)
     init = inspect.getattr_static(cls, "__init__")
     if isinstance(init, types.FunctionType):  # guarded on its code: replacing __init__ recompiles
         init_source = AttrSource(cls_var.source, "__init__") if cls_var.source is not None else None
         guarded_function(tx, init, init_source).call_function(tx, [obj, *args], kwargs)
     elif init is object.__init__:
-        if (args or kwargs) and new is None:
+        if (args or kwargs) and new is None and inspect.getattr_static(cls, "__new__") is object.__new__:
             raise Unsupported(f"TypeError: {cls.__qualname__}() takes no arguments")
     elif is_generic_slot(init):
         SlotFunctionVariable(init).call_function(tx, [obj, *args], kwargs)
@@ -219,12 +249,13 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
     object's are read, not changed."""
     from .builtin import BuiltinVariable  # cycle: .builtin -> .misc -> .object_protocol
     effects = tx.output.side_effects
-    items = effects.dict_items.get(obj.identity())
-    if items is None:
-        items = ConstDictVariable({}) if obj.is_new() else outside_items(tx, obj)
-        effects.store_dict_items(obj, items)
+    items = dict_items(tx, obj)
     if name not in _READS and not obj.is_new():
-        raise Unsupported(f"changing the items of {obj.describe()}, a dict subclass from outside")
+        if dict_base(obj.python_type()) is not dict:
+            raise Unsupported(f"changing the items of {obj.describe()}, an OrderedDict subclass from outside")
+        effects.change_base_items(obj)  # replayed on the real object after the graph, by dict's own methods
+    if name in ("__eq__", "__ne__", "__or__", "__ior__"):  # a dict subclass operand counts as its items
+        args = [builtin_part(tx, a) or a for a in args]
     if name in ("__init__", "update"):
         if len(args) > 1:
             raise Unsupported(f"TypeError: {name}() takes at most one positional argument")
@@ -240,7 +271,34 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
         present = items.call_method(tx, "__contains__", list(args), {})  # guards that key
         if not present.as_python_constant():  # dict's C __getitem__ asks the class, as CPython's
             return obj.var_getattr(tx, "__missing__").call_function(tx, list(args), {})
-    return items.call_method(tx, name, list(args), dict(kwargs))
+    result = items.call_method(tx, name, list(args), dict(kwargs))
+    if getattr(result, "mutation_id", None) == dict_items(tx, obj).mutation_id:
+        return obj  # `d |= e` gives d itself
+    return result
+
+
+def dict_items(tx, obj) -> ConstDictVariable:
+    """The current tracker of a dict subclass object's items (read and guarded on first use for one
+    from outside)."""
+    effects = tx.output.side_effects
+    items = effects.base_items.get(obj.identity())
+    if items is None:
+        items = ConstDictVariable({}) if obj.is_new() else outside_items(tx, obj)
+        effects.store_base_items(obj, items)
+    return items
+
+
+def builtin_part(tx, var):
+    """The tracker of var's builtin part when var is a user object with one (its class subclasses
+    dict, set, frozenset, list or tuple: what the builtin's C operators read), else None."""
+    var = var.realize()
+    if is_container_object(var):
+        return base_items(tx, var)
+    try:
+        plain_dict = hasattr(var, "is_new") and dict_base(var.python_type()) is dict
+    except Unsupported:
+        return None
+    return dict_items(tx, var) if plain_dict else None
 
 
 def is_mapping_object(obj) -> bool:

@@ -15,11 +15,13 @@ from ..exc import Unsupported, observed
 from . import dict_operations
 from .base import VariableTracker
 from .constant import ConstantVariable
+from .container_bases import container_operator
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import INPLACE_TO_PLAIN, user_operator
 from .lists import BaseListVariable, ListVariable, TupleVariable, hash_key
 from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
+from .object_protocol import builtin_part
 from .sets import SetVariable, unique_items
 from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
@@ -36,6 +38,9 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         return _fold(tx, op, [a.value for a in args])
     if any(type(a) is UserDefinedObjectVariable for a in args):
         result = user_operator(tx, op, args)
+        if result is not None:
+            return result
+        result = container_operator(tx, op, args, apply_operator, builtin_part)
         if result is not None:
             return result
         if op in (operator.eq, operator.ne) and all(_default_eq(a) for a in args):
@@ -92,6 +97,8 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         return ConstantVariable(same if op is operator.is_ else not same)
     if all(a.is_python_constant() for a in args):  # a dict from outside read whole guards its keys there
         return _fold(tx, op, [a.as_python_constant() for a in args])
+    if op in _SET_OPERATORS and len(args) == 2 and all(_is_set(a) for a in args):  # sets holding tensors
+        return args[0].call_method(tx, _SET_METHOD_OF[op], [args[1]], {})
     if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
             and isinstance(args[1], BaseListVariable):
         raise Unsupported("comparing sequences that hold tensors")
@@ -107,6 +114,14 @@ def _number_constant(var: VariableTracker) -> bool:
 
 
 _SET_OPERATORS = (operator.and_, operator.or_, operator.sub, operator.xor)
+_SET_METHOD_OF = {operator.and_: "intersection", operator.or_: "union", operator.sub: "difference",
+                  operator.xor: "symmetric_difference"}
+
+
+def _is_set(var) -> bool:
+    """A set or frozenset tracker, of tensors or constants: `|`, `&`, `-`, `^` take only those."""
+    return isinstance(var, SetVariable) or var.is_python_constant() and type(var.as_python_constant()) in (
+        set, frozenset)
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
 
 
@@ -174,7 +189,8 @@ def _in_place(tx, op, args) -> VariableTracker | None:
         update = BuiltinVariable(dict).call_function(tx, [args[1]], {}).read_entries()
         return target.mutated(tx, {**target.entries, **update})
     other = args[1]
-    if isinstance(target, SetVariable) and op in _SET_IN_PLACE and other.python_type() in (set, frozenset):
+    if isinstance(target, SetVariable) and target.python_type() is set and op in _SET_IN_PLACE \
+            and other.python_type() in (set, frozenset):
         if op is operator.ior:
             return target.mutated(tx, target.items + tuple(other.unpack_var_sequence(tx)))
         if not (target.is_python_constant() and other.is_python_constant()):

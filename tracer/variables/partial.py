@@ -88,7 +88,7 @@ class FunctoolsPartialVariable(VariableTracker):
         return f"partial({self.func.short_repr()}, ...)"
 
 
-def partial_of(tx, func, *args, **keywords):
-    """functools.partial(...) called in the trace."""
+def partial_of(tx, func, /, *args, **keywords):
+    """functools.partial(...) called in the trace (positional-only: `func=` may be one of the keywords)."""
     return FunctoolsPartialVariable.make(func, args, keywords)
 

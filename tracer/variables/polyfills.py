@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import copy
 import inspect
+import sys
 import types
 from dataclasses import dataclass
 
@@ -22,10 +23,13 @@ from .base import VariableTracker
 from .checkpoint import call_checkpoint
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
+from .functional_call import call_functional_call
 from .lists import ListVariable, TupleVariable
 from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, new_instance, python_slot
+from .pytree import POLYFILLS as PYTREE_POLYFILLS
+from .scalars import check_polyfills
 from .sym import SymNodeVariable
 from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable, UserMethodVariable
@@ -125,7 +129,7 @@ def deepcopy(tx, args, kwargs):
 def _copy_new_object(tx, obj):
     """A deep copy of an object made in the trace: its recorded attributes, each a Python value."""
     effects = tx.output.side_effects
-    if obj.identity() in effects.dict_items:
+    if obj.identity() in effects.base_items:
         raise Unsupported(f"copy.deepcopy() of {obj.short_repr()}, which holds dict items")
     copied = new_instance(tx, UserDefinedClassVariable(obj.python_type(), source=obj.cls_source))
     for name, value in dict(effects.attrs.get(obj.identity(), {})).items():
@@ -197,13 +201,43 @@ def namedtuple_class(tx, args, kwargs):
     return UserDefinedClassVariable(cls)
 
 
+def handled_exception(tx, args, kwargs):
+    """sys.exception(): the exception the trace is handling now (the root translator's, as the
+    thread state's), or None."""
+    if args or kwargs:
+        raise observed(TypeError("sys.exception() takes no arguments"), "sys.exception() with arguments")
+    return tx.root.exc_info if tx.root.exc_info is not None else ConstantVariable(None)
+
+
+def exc_info(tx, args, kwargs):
+    """sys.exc_info(): (class, exception, traceback) of the exception being handled; the trace's
+    exceptions carry no traceback (None), as Dynamo's."""
+    if args or kwargs:
+        raise observed(TypeError("sys.exc_info() takes no arguments"), "sys.exc_info() with arguments")
+    handled = tx.root.exc_info
+    if handled is None:
+        return TupleVariable((ConstantVariable(None),) * 3)
+    return TupleVariable((VariableTracker.build(tx, handled.exc_type), handled, ConstantVariable(None)))
+
+
+def transform_function_name(tx, args, kwargs):
+    """functorch's `_get_name(func)`, for its error messages only: the real callable's name (or
+    repr: a module's), else its class's name."""
+    real = _real_callable(args[0])
+    if real is None:
+        return ConstantVariable(args[0].python_type().__name__)
+    return ConstantVariable(torch._functorch.vmap._get_name(real))
+
+
 def _torch_polyfills() -> dict:
-    return {torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
-            torch.utils.checkpoint.checkpoint: call_checkpoint}
+    return {torch._functorch.vmap._get_name: transform_function_name,
+            torch._C._group_tensors_by_device_and_dtype: group_tensors_by_device_and_dtype,
+            torch.utils.checkpoint.checkpoint: call_checkpoint, torch.func.functional_call: call_functional_call,
+            **PYTREE_POLYFILLS, **check_polyfills()}
 
 
 POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.namedtuple: namedtuple_class,
-             **_torch_polyfills()}
+             sys.exc_info: exc_info, sys.exception: handled_exception, **_torch_polyfills()}
 
 
 def polyfill_for(value):

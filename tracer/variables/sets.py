@@ -21,6 +21,8 @@ class SetVariable(BaseListVariable):
     """A set of constants and tensors (what tensor code builds sets of: keys, indices, names, params)."""
 
     mutation_id: int = field(default_factory=new_mutation_id)
+    MUTATORS = frozenset({"add", "discard", "remove", "clear", "pop", "update", "intersection_update",
+                          "difference_update", "symmetric_difference_update"})
 
     def python_type(self) -> type:
         return set
@@ -59,7 +61,7 @@ class SetVariable(BaseListVariable):
         before = set(real)
         method = getattr(real, name, None)
         if method is None:
-            raise observed(AttributeError(f"'set' object has no attribute {name!r}"))
+            raise observed(AttributeError(f"'{self.python_type().__name__}' object has no attribute {name!r}"))
         try:
             result = method(*[a.as_python_constant() for a in args],
                             **{k: v.as_python_constant() for k, v in kwargs.items()})
@@ -78,8 +80,10 @@ class SetVariable(BaseListVariable):
         if kwargs:
             raise observed(TypeError(f"set.{name}() takes no keyword arguments"))
         arity = _SET_ARITY.get(name)
+        if name in self.MUTATORS and self.python_type() is frozenset:
+            raise observed(AttributeError(f"'frozenset' object has no attribute {name!r}"))
         if arity is None:
-            raise Unsupported(f"set.{name}() on a set holding tensors")
+            raise Unsupported(f"{self.python_type().__name__}.{name}() on a set holding tensors")
         if arity >= 0 and len(args) != arity:
             wanted = "exactly one argument" if arity == 1 else "no arguments"
             raise observed(TypeError(f"set.{name}() takes {wanted} ({len(args)} given)"))
@@ -89,7 +93,7 @@ class SetVariable(BaseListVariable):
             self.mutated(tx, [])
             return ConstantVariable(None)
         if name == "copy":
-            return SetVariable(self.items)
+            return self.with_items(self.items)
         others = [unique_items(items_of(tx, a)) for a in args]
         own = {hash_key(item) for item in self.items}
         other_keys = [{hash_key(item) for item in other} for other in others]
@@ -112,7 +116,7 @@ class SetVariable(BaseListVariable):
         if name.endswith("update"):
             self.mutated(tx, kept)
             return ConstantVariable(None)
-        return SetVariable(unique_items(kept))
+        return self.with_items(kept)
 
     def _stop_early(self, tx, name, it):
         """isdisjoint / issuperset of an iterator: pulled one item at a time, stopping where CPython
@@ -143,6 +147,37 @@ class SetVariable(BaseListVariable):
         del items[keys.index(target)]
         self.mutated(tx, items)
         return ConstantVariable(None)
+
+
+@dataclass(frozen=True, eq=False)
+class FrozensetVariable(SetVariable):
+    """A frozenset holding tensors or objects (one of constants is a ConstantVariable): a set whose
+    methods never change it; what they make is a frozenset again, as CPython's frozenset methods."""
+
+    def python_type(self) -> type:
+        return frozenset
+
+    def as_python_constant(self):
+        return frozenset(item.as_python_constant() for item in self.items)
+
+    def with_items(self, items, source=None):
+        return FrozensetVariable(unique_items(items), source=source)
+
+    def mutated(self, tx, items):
+        raise Unsupported("a frozenset changed in place")  # no method of frozenset mutates it
+
+    def frozen_key(self) -> "FrozensetKey":
+        """What a set or dict tells this frozenset apart by, as an item or key: its items' keys."""
+        key = FrozensetKey(hash_key(item) for item in self.items)
+        key.tracker = self
+        return key
+
+
+class FrozensetKey(frozenset):
+    """A frozenset of tensors as a set item or dict key: equal to one of the same items, as CPython
+    compares frozensets; it remembers its tracker, which iterating the set or dict gives back."""
+
+    tracker = None
 
 
 # How many arguments each set method takes (-1: any number of iterables).

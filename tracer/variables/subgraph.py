@@ -66,7 +66,7 @@ def lift_outer_nodes(body: torch.fx.Graph, after: torch.fx.Node | None) -> list:
 
 
 # what a mutation changes in the side-effects record (the others cache what reads met: real cells, containers)
-_MUTATIONS = ("attrs", "containers", "globals", "assigned_cells", "dict_items", "hooks")
+_MUTATIONS = ("attrs", "containers", "globals", "assigned_cells", "base_items", "hooks")
 
 
 def _side_effect_state(side_effects) -> list:

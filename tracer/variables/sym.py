@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..exc import Unsupported
+from ..exc import DataDependentBranch, Unsupported, UserError
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
@@ -64,8 +64,9 @@ class SymNodeVariable(VariableTracker):
                 return guard_scalar(self.value)
             with self.shapes.log.because(tx, why, self.kind()):
                 return guard_scalar(self.value)
-        except GuardOnDataDependentSymNode as error:
-            raise Unsupported(f"{self.expr()} depends on tensor data: {str(error).splitlines()[0]}") from error
+        except GuardOnDataDependentSymNode as error:  # an unbacked symbol: a break (fullgraph: a UserError)
+            raise DataDependentBranch(f"{self.expr()} depends on tensor data: {str(error).splitlines()[0]}") \
+                from error
 
     def truth(self, tx) -> bool:
         return bool(self.specialize(f"the branch on {self.expr()} needed it decided", tx))
@@ -93,6 +94,18 @@ class SymNodeVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"{self.node.name}: {self.python_type().__name__} {self.expr()}"
+
+
+def fullgraph_error(error: Exception) -> Exception:
+    """What a break under fullgraph=True raises: the break itself, but for a branch on an unbacked
+    symbol, which is the user's to annotate, Dynamo's UserError asking for torch._check."""
+    if not isinstance(error, DataDependentBranch):
+        return error
+    where = f"\n  at {error.location}" if getattr(error, "location", None) is not None else ""
+    user_error = UserError(f"Consider annotating your code using torch._check*(). "
+                           f"{str(error.__cause__).splitlines()[0]}{where}")
+    user_error.__cause__ = error
+    return user_error
 
 
 def sym_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:

@@ -174,8 +174,9 @@ class TensorVariable(VariableTracker):
                 from .lists import TupleVariable  # cycle: .lists -> .tensor
                 return TupleVariable(tuple(ConstantVariable(v) for v in value))
             return ConstantVariable(value)
-        if name in DATA_DEPENDENT_METHODS:
-            raise Unsupported(f"Tensor.{name}() needs the tensor's data at trace time")
+        if name in DATA_DEPENDENT_METHODS:  # unbacked symbols where the trace captures them, else a break
+            from .scalars import read_data  # cycle: .scalars -> .lists -> .tensor
+            return read_data(tx, self, name, args, kwargs)
         if name == "numpy":  # an array computed in the graph through torch._numpy
             from .numpy import ndarray_from_tensor  # cycle: .numpy -> .tensor
             return ndarray_from_tensor(tx, self, kwargs.get("force"))

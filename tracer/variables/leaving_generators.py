@@ -1,0 +1,75 @@
+"""Generators made in the trace that leave it (returned): rebuilt as Dynamo rebuilds them.
+
+A generator's suspended frame lives only in the trace, so no bytecode can hand the caller the
+generator itself.  What it has left to yield is known by running it to its end now, at the
+return; the caller gets an iterator over those items.  That is faithful only when the rest of
+the body does nothing the program could see happen at another time, which is checked.
+"""
+from __future__ import annotations
+
+import operator
+
+from ..exc import ObservedException, Unsupported
+from .base import VariableTracker
+from .generator import GeneratorVariable
+from .lists import ListIteratorVariable
+
+# In-place operator functions: a graph node calling one changes a tensor it was given.
+_INPLACE_OPERATORS = frozenset(getattr(operator, name) for name in (
+    "iadd", "iand", "iconcat", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
+    "isub", "itruediv", "ixor", "setitem", "delitem"))
+
+
+def _mutates(node) -> bool:
+    """Whether a graph node writes to a tensor (an in-place method or op, an operator's in-place
+    form, an `out=`): run early, its effect would be seen too soon."""
+    if node.op not in ("call_function", "call_method"):
+        return False
+    if node.target in _INPLACE_OPERATORS or "out" in node.kwargs:
+        return True
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    return name.endswith("_") and not name.endswith("__")
+
+
+def _effects_state(effects) -> tuple:
+    """What the side-effects record holds, to tell whether running code added to it."""
+    return (dict(effects.cells), {k: dict(v) for k, v in effects.attrs.items()}, dict(effects.containers),
+            dict(effects.globals), len(effects.hooks))
+
+
+def _holds_generator(var: VariableTracker) -> bool:
+    if isinstance(var, GeneratorVariable):
+        return True
+    return not var.is_lazy() and any(_holds_generator(child) for _, child in var.children())
+
+
+def returned_generators_as_iterators(tx, var: VariableTracker) -> VariableTracker:
+    """A value leaving the trace with generators made in it: each one, as Dynamo rebuilds it, an
+    iterator over what it has left to yield (its body run to the end now).  Only when that rest does
+    nothing the program could see happen at a different time (a side effect, an in-place tensor op,
+    an exception): else Unsupported, and the frame does not return a rebuilt generator."""
+    if not _holds_generator(var):
+        return var
+    drained: dict[int, ListIteratorVariable] = {}
+
+    def swap(item):
+        if not isinstance(item, GeneratorVariable):
+            return item.replace_children(swap) if _holds_generator(item) else item
+        if id(item.frame) not in drained:
+            drained[id(item.frame)] = _run_to_end(tx, item)
+        return drained[id(item.frame)]
+
+    return swap(var)
+
+
+def _run_to_end(tx, generator: GeneratorVariable) -> ListIteratorVariable:
+    graph, effects = tx.output.graph, tx.output.side_effects
+    nodes_before, state_before = len(graph.nodes), _effects_state(effects)
+    reason = f"cannot rebuild the generator {generator.qualname} leaving the trace: the rest of its body"
+    try:
+        items = generator.unpack_var_sequence(tx)
+    except ObservedException as error:
+        raise Unsupported(f"{reason} raises {error.raised_type().__name__}") from None
+    if _effects_state(effects) != state_before or any(_mutates(n) for n in list(graph.nodes)[nodes_before:]):
+        raise Unsupported(f"{reason} has side effects, which would happen before the caller asks for them")
+    return ListIteratorVariable(tuple(items))
