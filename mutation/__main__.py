@@ -119,6 +119,14 @@ EQUIVALENT: dict[str, str] = {
     # ---- guards.kinds (mutate4) ----
     "tracer.guards.kinds.x__tensor_actual__mutmut_1": "None for '' as the source name: tensor_mismatch only tests "
         "it for truth (an unnamed tensor either way)",
+    "tracer.guards.kinds.x__global_state_actual__mutmut_13": "getattr(e, 'native') with no default: reached only "
+        "when no listed switch changed, which for a state without torch's snapshot (made by hand) means its "
+        "check held, and the failure text is asked only of a check that failed",
+    "tracer.guards.kinds.x__dict_keys_native__mutmut_[678]": "the words of the TypeError that refuses a native "
+        "key check: NativeGuards catches it and installs the Python check instead, nothing reads the words",
+    "tracer.guards.kinds.x__dict_contains_native__mutmut_[345]": "the same, for the native key-presence check",
+    "tracer.guards.kinds.x__length_native__mutmut_2[89]": "the same, for the native length check",
+    "tracer.guards.kinds.x__length_native__mutmut_30": "the same, for the native length check",
     # ---- end guards.kinds ----
     # ---- codegen (mutate4) ----
     "tracer.codegen.xǁPyCodegenǁ_staged__mutmut_5": "the staged cell value's temp prefix upper-cased: still "

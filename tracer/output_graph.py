@@ -69,6 +69,7 @@ class OutputGraph:
         self.outer: tuple | None = None  # while tracing into a subgraph: the main graph (and its on_node)
         self.cleanup_hooks: list = []  # undo trace-time switches (autocast, ...) of with-blocks not yet left
         self.functorch_state_saved = False  # a torch.func switch ran: a cleanup hook restores functorch's state
+        self.functorch_counters: dict = {}  # functorch's nesting globals as the trace found them (functorch.py)
         self.reparametrized: frozenset = frozenset()  # ids of modules a functional_call swaps tensors into now
         self.install_guard(None, "GLOBAL_STATE", global_state(), at=None)
 

@@ -27,6 +27,7 @@ from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
 from .variables.ctx_manager import enter_with
 from .variables.dicts import ConstDictVariable
+from .variables.functorch import nesting_counter
 from .variables.exceptions import ExceptionVariable, is_exception_class
 from .variables.generator import GeneratorVariable
 from .variables.lists import ListIteratorVariable
@@ -363,7 +364,8 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         if stored is not None:
             return stored
         if name in self.f_globals:
-            return build_lazy(self, self.f_globals[name], self.global_source(name))
+            counter = nesting_counter(self, self.f_globals, name, self.global_source(name))
+            return counter if counter is not None else build_lazy(self, self.f_globals[name], self.global_source(name))
         builtins_ = builtins_of(self.f_globals)
         if name in builtins_:
             value = builtins_[name]

@@ -114,10 +114,13 @@ def is_query(fn) -> bool:
 
 # torch.func's transforms: Dynamo inlines torch's functorch Python for them (variables/functorch.py);
 # those Standin does not trace yet are refused by name.
-_FUNCTORCH_TRANSFORMS = frozenset({"jacrev", "jacfwd", "jvp", "hessian", "linearize"})
+_FUNCTORCH_TRANSFORMS = frozenset({"jacrev", "jacfwd", "hessian", "linearize"})
 
 # ... and functorch's Python helpers Dynamo records as one node each, as it records predispatch's.
-_FUNCTORCH_GRAPH_CALLS = frozenset({"_autograd_grad", "_set_tensor_requires_grad"})
+_FUNCTORCH_GRAPH_MODULES = ("torch._functorch.eager_transforms", "torch.autograd.forward_ad")
+_FUNCTORCH_GRAPH_CALLS = frozenset({"_autograd_grad", "_set_tensor_requires_grad", "enter_jvp_nesting",
+                                    "exit_jvp_nesting", "enter_dual_level", "exit_dual_level",
+                                    "_maybe_load_decompositions"})
 
 
 def functorch_transform(value) -> str | None:
@@ -138,7 +141,7 @@ def classify(value) -> str:
         if functorch_transform(value) is not None:
             return "skip"
         if isinstance(value, types.FunctionType) and (module == "torch._functorch.predispatch" or (
-                module == "torch._functorch.eager_transforms" and value.__name__ in _FUNCTORCH_GRAPH_CALLS)):
+                module in _FUNCTORCH_GRAPH_MODULES and value.__name__ in _FUNCTORCH_GRAPH_CALLS)):
             return "torch"  # functorch's switches and wrappers as Dynamo records them
         if module.startswith(_TORCH_MACHINERY) and not module.startswith(_TRACED_IN_MACHINERY) \
                 and f"{module}.{getattr(value, '__qualname__', '')}" not in _TRACED_MACHINERY_FUNCTIONS:

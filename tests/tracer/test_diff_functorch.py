@@ -3,11 +3,13 @@ inlined, and the switches of functorch's state (`_vmap_increment_nesting`, `_add
 `_grad_increment_nesting`, `_wrap_for_grad`, ...) are nodes of the one graph, between the ops the
 transformed function runs on functorch's wrapped tensors.
 """
+import collections
 import functools
 
 import pytest
 import torch
 import torch.func
+import torch.utils._pytree as pytree
 
 import tracer
 
@@ -162,6 +164,31 @@ def vmap_of_functional_call_over_stacked_weights(ws, x):
     return torch.vmap(lambda w: torch.func.functional_call(NET, {"0.weight": w}, (x,)))(ws)
 
 
+Pair = collections.namedtuple("Pair", "a b")
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def pytree_flatten_unflatten_and_map_on_traced_values(x):
+    # what torch.func's transforms do with their inputs and outputs, on the trace's own trackers
+    leaves, spec = pytree.tree_flatten((x, [x * 2, None], {"k": x + 1}, Pair(x, 3), x.max(0)))
+    rebuilt = pytree.tree_unflatten([leaf * 2 if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves], spec)
+    mapped = pytree.tree_map(lambda t: t + 1 if isinstance(t, torch.Tensor) else t, [x, (x, 2)])
+    return rebuilt, len(leaves), mapped, pytree.tree_leaves({"a": (x, None)})
+
+
+@case(CASES, call(T(4), T(4)), call(T(4), T(4)), compiles="C.", fullgraph=True)
+def jvp_of_a_function(x, t):
+    return torch.func.jvp(lambda a: a.sin() * a, (x,), (t,))
+
+
+@case(CASES, call(T(4), T(3, 4)), fullgraph=True)
+def jvp_with_two_primals_and_aux(w, x):
+    def f(a, b):
+        y = LAYER(b * a)
+        return y.sum(0), y.detach()
+    return torch.func.jvp(f, (w, x), (torch.ones_like(w), torch.zeros_like(x)), has_aux=True)
+
+
 test_functorch = parametrize(CASES)
 
 
@@ -181,22 +208,32 @@ def graph_break_inside_vmap(x):
 test_functorch_breaks = parametrize_breaks(BREAKS)
 
 
-def test_a_trace_stopped_inside_vmap_leaves_functorchs_state_as_it_found_it():
+def branches_on_data(r):
+    return r.sin() if r.sum() > 0 else r
+
+
+@pytest.mark.parametrize("transform", ["vmap", "grad", "jvp"])
+def test_a_trace_stopped_inside_a_transform_leaves_functorchs_state_as_it_found_it(transform):
     def f(x):
-        return torch.vmap(lambda r: r.sin() if r.sum() > 0 else r)(x)
+        if transform == "jvp":
+            return torch.func.jvp(branches_on_data, (x,), (x,))
+        if transform == "grad":
+            return torch.func.grad(lambda r: branches_on_data(r).sum())(x)
+        return torch.vmap(branches_on_data)(x)
 
     tracer.reset()
     with pytest.raises(tracer.Unsupported, match="data-dependent branch"):
         tracer.compile(f, fullgraph=True)(T(3, 4))
     assert torch._C._functorch.get_dynamic_layer_stack_depth() == 0
     assert torch._C._functorch.get_inplace_requires_grad_allowed() is False
+    assert torch._C._autograd._saved_tensors_hooks_is_enabled()
+    assert torch.func.jvp.__globals__["JVP_NESTING"] == 0
+    assert torch.autograd.forward_ad._current_level == -1
 
 
-@pytest.mark.parametrize("transform", ["jacrev", "jacfwd", "jvp"])
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
 def test_a_transform_not_traced_yet_breaks_naming_it_and_runs_as_eager(transform):
     def f(x):
-        if transform == "jvp":
-            return torch.func.jvp(torch.sin, (x,), (torch.ones_like(x),))[1]
         return getattr(torch.func, transform)(torch.sin)(x)
 
     tracer.reset()
@@ -242,3 +279,18 @@ def test_functional_call_of_a_module_listing_its_parameters_breaks_rather_than_r
     with pytest.raises(tracer.Unsupported, match=r"parameters inside torch\.func\.functional_call"):
         tracer.compile(f, fullgraph=True)(x, w)
     torch.testing.assert_close(tracer.compile(f)(x, w), f(x, w))
+
+
+def test_a_compiled_transform_called_under_an_eager_vmap_runs_eagerly_and_equals_eager():
+    """Its graph holds functorch levels of a trace outside any transform: under an eager vmap the tensor
+    guards fail (the dispatch keys differ), and the frame is not compiled there, as in Dynamo."""
+    def f(x):
+        return torch.func.grad(lambda a: (a.sin() * a).sum())(x)
+
+    tracer.reset()
+    compiled = tracer.compile(f)
+    x, xs = T(4), T(2, 4)
+    torch.testing.assert_close(compiled(x), f(x))
+    torch.testing.assert_close(torch.vmap(lambda b: compiled(x) * b)(xs), torch.vmap(lambda b: f(x) * b)(xs))
+    assert [event.kind for event in compiled.compile_events][-2:] == ["recompile", "eager_fallback"]
+    assert "torch.func.vmap running eagerly" in compiled.compile_events[-1].reason

@@ -126,6 +126,28 @@ def check_is_size(x):
     return torch.zeros(n)
 
 
+@both(call(ints(1, 2, 3)), call(ints(2, 2, 2)), compiles="C.")
+def torch_check_with_a_message(x):
+    n = x.sum().item()
+    torch._check(n > 0, lambda: "positive")  # the graph's assert carries the text
+    return x + n
+
+
+@both(call(ints(1, 2, 3)), call(ints(3, 0, 0)), compiles="C.")
+def checks_bound_a_narrow(x):
+    n = x.max().item()
+    torch._check(n <= x.shape[0])
+    torch._check(n >= 0)
+    return x.narrow(0, 0, n)
+
+
+@both(call(ints(1, 2, 3)), compiles="C")
+def constrain_as_size(x):
+    n = x.sum().item()
+    torch._constrain_as_size(n, min=0, max=10)
+    return torch.zeros(n)
+
+
 @both(call(floats(1, 2, 3)), compiles="C")
 def two_items(x):
     return x.sum().item() + x.max().item()

@@ -2,6 +2,7 @@
 torch's native leaf for it, against expectations written by hand. No tracing: these pin the table
 every form of a check is built from (the generated check, torch's tree, the slow path), so a change
 to one kind fails here by name, in milliseconds."""
+import collections
 import math
 
 import pytest
@@ -343,6 +344,20 @@ def test_dict_keys_match_compares_the_keys_in_order():
     assert leaves(native_of(g, d).root) == ["TYPE_MATCH", "MAPPING_KEYS_MATCH"]
     assert leaves(native_of(g, {"b": 1}).root) == ["LAMBDA_GUARD"]  # keys torch would copy are not those expected
     assert leaves(native_of(g, [1]).root) == ["LAMBDA_GUARD"]
+
+
+class EmptyTable(dict):
+    pass
+
+
+@pytest.mark.parametrize("empty, leaf", [({}, "DICT_LENGTH"), (collections.OrderedDict(), "DICT_LENGTH"),
+                                         (EmptyTable(), "MAPPING_KEYS_MATCH")])
+def test_no_keys_expected_of_a_dict_or_ordered_dict_is_torchs_length_check(empty, leaf):
+    """A length of 0 says the same as no keys for dict and OrderedDict (nn.Module's hook dicts), with no
+    list of keys per check; a subclass, whose keys() may be its own, keeps the key check."""
+    g = guard("DICT_KEYS_MATCH", ())
+    assert leaves(native_of(g, empty).root) == ["TYPE_MATCH", leaf]
+    assert answers(g, empty, type(empty)()) == (True, True) and answers(g, empty, type(empty)(a=1)) == (False, False)
 
 
 def test_dict_contains_tests_a_keys_presence_or_absence():

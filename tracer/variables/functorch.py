@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 import torch._C._functorch as functorch_c
-from torch._functorch import predispatch
+from torch._functorch import eager_transforms, predispatch
 from torch.autograd import forward_ad
 
 from ..exc import Unsupported
@@ -30,7 +30,21 @@ _STATE_SWITCHES = frozenset({
     functorch_c.set_inplace_requires_grad_allowed,
     torch._C._autograd._saved_tensors_hooks_disable, torch._C._autograd._saved_tensors_hooks_enable,
     torch._C._set_fwd_grad_enabled, forward_ad._maybe_load_decompositions,
+    eager_transforms.enter_jvp_nesting, eager_transforms.exit_jvp_nesting,
+    forward_ad.enter_dual_level, forward_ad.exit_dual_level,
 })
+
+
+# ... those of them recorded as the C switch they wrap (they also keep a Python global: the jvp
+# nesting, the current dual level), with the arguments it is given.
+_RECORDED_AS = {
+    eager_transforms.enter_jvp_nesting: lambda kwargs: (predispatch._jvp_increment_nesting, {}),
+    eager_transforms.exit_jvp_nesting: lambda kwargs: (predispatch._jvp_decrement_nesting, {}),
+    forward_ad.enter_dual_level: lambda kwargs: (predispatch._enter_dual_level, {}),
+    forward_ad.exit_dual_level: lambda kwargs: (
+        predispatch._exit_dual_level, {"level": forward_ad._current_level if kwargs.get("level") is None
+                                       else kwargs["level"]}),
+}
 
 
 # Reads of that state: on constants, answered at trace time (the switches above ran then too).
@@ -65,8 +79,9 @@ def call_state_switch(tx, fn, args, kwargs):
     """A functorch switch: run now (so the fakes traced after it see it), a node in the graph."""
     values, keywords = _constants(args, kwargs, fn)
     _remember_state(tx)
+    target, recorded = (fn, keywords) if fn not in _RECORDED_AS else _RECORDED_AS[fn](keywords)
     answer = fn(*values, **keywords)
-    add_call_node(tx, fn, tuple(values), keywords, answer)
+    add_call_node(tx, target, tuple(values), recorded, answer)
     return ConstantVariable(answer)
 
 
@@ -85,10 +100,27 @@ def _remember_state(tx) -> None:
     inplace = functorch_c.get_inplace_requires_grad_allowed()
     hooks_message = torch._C._autograd._saved_tensors_hooks_get_disabled_error_message()
     fwd_grad = torch._C._is_fwd_grad_enabled()
-    output.cleanup_hooks.insert(0, lambda: restore_state(depth, inplace, hooks_message, fwd_grad))
+    nesting = (eager_transforms.JVP_NESTING, forward_ad._current_level)
+    output.functorch_counters = dict(zip(_COUNTERS, nesting))
+    output.cleanup_hooks.insert(0, lambda: restore_state(depth, inplace, hooks_message, fwd_grad, nesting))
 
 
-def restore_state(depth: int, inplace: bool, hooks_message, fwd_grad: bool) -> None:
+# The Python globals functorch counts its nesting in, which the switches above change at trace time.
+_COUNTERS = ((eager_transforms, "JVP_NESTING"), (forward_ad, "_current_level"))
+
+
+def nesting_counter(tx, f_globals: dict, name: str, source):
+    """A read of a nesting counter after the trace's own switches changed it: its value now (what the
+    code reads at that point of the real run), guarded on the value the trace started from; None
+    for any other global."""
+    for module, counter in _COUNTERS:
+        if name == counter and f_globals is vars(module) and (module, counter) in tx.output.functorch_counters:
+            tx.output.install_guard(source, "EQUALS_MATCH", tx.output.functorch_counters[(module, counter)])
+            return ConstantVariable(f_globals[name])
+    return None
+
+
+def restore_state(depth: int, inplace: bool, hooks_message, fwd_grad: bool, nesting: tuple) -> None:
     """Pop the transform levels a stopped trace left entered (as Dynamo does after a compiled call),
     and reset the switches."""
     functorch_c.pop_dynamic_layer_stack_and_undo_to_depth(depth)
@@ -98,3 +130,7 @@ def restore_state(depth: int, inplace: bool, hooks_message, fwd_grad: bool) -> N
     else:
         torch._C._autograd._saved_tensors_hooks_disable(hooks_message)
     torch._C._set_fwd_grad_enabled(fwd_grad)
+    jvp_nesting, dual_level = nesting
+    while forward_ad._current_level > dual_level:  # a dual level entered and not left
+        forward_ad.exit_dual_level()
+    eager_transforms.JVP_NESTING = jvp_nesting

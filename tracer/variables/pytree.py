@@ -16,7 +16,7 @@ from ..exc import Unsupported
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
-from .lists import ListVariable, NamedTupleVariable, TupleVariable
+from .lists import ListVariable, NamedTupleVariable, TupleVariable, make_named_tuple, tuple_fields
 
 
 class _Leaf:
@@ -32,20 +32,31 @@ def _skeleton(var):
     """The Python structure of a tracker: its containers real, each leaf a `_Leaf`."""
     var = var.realize()
     if isinstance(var, NamedTupleVariable):
-        return var.tuple_cls(*[_skeleton(item) for item in var.items])
+        return make_named_tuple(var.tuple_cls, [_skeleton(item) for item in var.items])
     if type(var) in (TupleVariable, ListVariable):
         return var.python_type()(_skeleton(item) for item in var.items)
     if isinstance(var, ConstDictVariable) and var.dict_cls is dict and all(
             isinstance(key, (str, int)) for key in var.entries):
         return {key: _skeleton(value) for key, value in var.entries.items()}
     if var.is_python_constant():
-        value = var.as_python_constant()
-        if type(value) in (tuple, list, dict):  # a constant container (in_dims=(0, None)): its items are leaves
-            return pytree.tree_map(lambda item: _Leaf(ConstantVariable(item)), value)
-        return _Leaf(var)
+        return _constant_skeleton(var.as_python_constant())
     if var.python_type() in pytree.SUPPORTED_NODES:
         raise Unsupported(f"pytree of {var.describe()} (a container kind the tracer does not flatten)")
     return _Leaf(var)
+
+
+def _constant_skeleton(value):
+    """A constant's structure (in_dims=(0, None)), its leaves constants; a node pytree flattens that
+    the tracker side would not rebuild (torch.Size, an OrderedDict) is refused."""
+    if pytree.tree_is_leaf(value):
+        return _Leaf(ConstantVariable(value))
+    if type(value) in (tuple, list):
+        return type(value)(_constant_skeleton(item) for item in value)
+    if type(value) is dict:
+        return {key: _constant_skeleton(item) for key, item in value.items()}
+    if isinstance(value, tuple) and tuple_fields(type(value)):
+        return make_named_tuple(type(value), [_constant_skeleton(item) for item in value])
+    raise Unsupported(f"pytree of the constant {type(value).__qualname__} (a node kind the tracer does not flatten)")
 
 
 def _tracker(value) -> VariableTracker:
@@ -73,20 +84,20 @@ def _spec(var) -> pytree.TreeSpec:
     return var.as_python_constant()
 
 
-def _none_is_leaf(kwargs) -> None:
+def _refuse_is_leaf(kwargs) -> None:
     if kwargs.get("is_leaf") is not None and not (kwargs["is_leaf"].is_python_constant()
                                                   and kwargs["is_leaf"].as_python_constant() is None):
         raise Unsupported("torch.utils._pytree with an is_leaf function")
 
 
 def tree_flatten(tx, args, kwargs):
-    _none_is_leaf(kwargs)
+    _refuse_is_leaf(kwargs)
     leaves, spec = pytree.tree_flatten(_skeleton(args[0]))
     return TupleVariable((ListVariable(tuple(leaf.tracker for leaf in leaves)), ConstantVariable(spec)))
 
 
 def tree_leaves(tx, args, kwargs):
-    _none_is_leaf(kwargs)
+    _refuse_is_leaf(kwargs)
     return ListVariable(tuple(_leaves(args[0])))
 
 
@@ -99,7 +110,7 @@ def tree_unflatten(tx, args, kwargs):
 
 def tree_map(tx, args, kwargs):
     """fn called on the leaves of the trees, in order, traced; the result has the first tree's shape."""
-    _none_is_leaf(kwargs)
+    _refuse_is_leaf(kwargs)
     fn, tree, rests = args[0], args[1], args[2:]
     leaves, spec = pytree.tree_flatten(_skeleton(tree))
     others = [spec.flatten_up_to(_skeleton(rest)) for rest in rests]

@@ -9,6 +9,7 @@ graph break, or under fullgraph=True a UserError, as in Dynamo.  Elsewhere the r
 """
 from __future__ import annotations
 
+import dis
 import operator
 
 import torch
@@ -79,11 +80,27 @@ def symbolic_check(fn):
         cond = positional[0] if positional else kwargs.get("cond")
         if not isinstance(cond, SymNodeVariable):
             return UserFunctionVariable(fn).call_function(tx, list(args), dict(kwargs))
-        if len(positional) > 1 or "message" in kwargs:
-            raise Unsupported(f"{fn.__name__}() with a message on the data-dependent condition {cond.expr()}")
-        tx.output.call(tx, "call_function", torch._check, (cond,), {})
+        message = positional[1] if len(positional) > 1 else kwargs.get("message")
+        text = _constant_message(message) if message is not None else None
+        if message is not None and text is None:
+            raise Unsupported(f"{fn.__name__}() with a message that is not a lambda returning a constant "
+                              f"string, on the data-dependent condition {cond.expr()}")
+        tx.output.call(tx, "call_function", torch._check, (cond, *([ConstantVariable(text)] if text else [])), {})
         return ConstantVariable(None)
     return handler
+
+
+def _constant_message(message) -> str | None:
+    """The string a `lambda: "..."` message returns, read from its code without running it (the text
+    the graph's runtime assert then carries, as in Dynamo's); None for any other message."""
+    code = message.get_code() if hasattr(message, "get_code") else None
+    if code is None or code.co_argcount or code.co_kwonlyargcount or code.co_freevars:
+        return None
+    body = [inst for inst in dis.get_instructions(code) if inst.opname not in ("RESUME", "NOP", "CACHE")]
+    if len(body) == 2 and body[0].opname == "LOAD_CONST" and body[1].opname == "RETURN_VALUE" \
+            and isinstance(body[0].argval, str):
+        return body[0].argval
+    return None
 
 
 def size_check(tx, args, kwargs):
