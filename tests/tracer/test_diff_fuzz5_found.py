@@ -106,4 +106,31 @@ def str_methods_fold(x, path):
     return x * len(head.center(7, "*")) + path.rsplit(".", 1)[-1].isalpha() + len(tail.ljust(3))
 
 
+# ---- an attribute only returned is read lazily, as Dynamo: changing it does not recompile ----
+
+class Counted(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.name = "a"
+
+
+COUNTED = Counted()
+
+
+def _count(g):
+    COUNTED.calls = 7
+    COUNTED.name = "b"
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=mutate_with(_count, "calls and name changed")), compiles="C.")
+def an_attribute_only_returned_is_not_guarded(x):
+    return x + 1, COUNTED.calls, COUNTED.name
+
+
+@case(CASES, call(T(3)), call(T(3), mutate=mutate_with(_count, "calls and name changed")), compiles="CC")
+def an_attribute_used_is_guarded(x):
+    return x + COUNTED.calls, COUNTED.name
+
+
 test_fuzz5_found = parametrize(CASES)

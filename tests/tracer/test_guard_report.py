@@ -87,7 +87,7 @@ def test_the_json_report_holds_every_guard_with_where_and_why(entry):
     assert k == {"source": "G['CFG'].inner.k", "kind": "EQUALS_MATCH", "expression": "G['CFG'].inner.k == 3",
                  "expected": "3", "installed_by": "ConstantVariable", "causes": [],
                  "installed_at": {"file": HERE, "function": "branches_on_size", "line": line,
-                                  "offset": k["installed_at"]["offset"], "columns": [19, 30],
+                                  "offset": k["installed_at"]["offset"], "columns": [15, 30],
                                   "source_line": "return x * CFG.inner.k"}}
     assert k["installed_at"]["offset"] == by_kind(entry, "EQUALS_MATCH", "G['CFG'].inner.k").installed_at.offset
     state = next(g for g in doc["guards"] if g["kind"] == "GLOBAL_STATE")

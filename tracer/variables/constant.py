@@ -64,11 +64,11 @@ def _spent(tx, arg: VariableTracker) -> VariableTracker:
 
 
 def _specialised(tx, arg):
-    """A symbolic number a str method takes: its value now, guarded (the str needs the digits)."""
-    from .sym import SymNodeVariable  # cycle: .sym -> .constant
+    """A symbolic number a str method takes: its value now, guarded (the str needs the digits;
+    a SymNodeVariable's as_python_constant specialises it)."""
     real = arg.realize()
-    if isinstance(real, SymNodeVariable):
-        return ConstantVariable(real.specialize(f"a str method needed the value of {real.expr()}", tx))
+    if not real.is_python_constant() and real.python_type() in (int, float, bool):
+        return ConstantVariable(real.as_python_constant())
     return arg
 
 

@@ -22,6 +22,9 @@ from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builti
 from .user_functions import (BaseUserFunctionVariable, LruCachedFunctionVariable, UserFunctionVariable,
                              UserMethodVariable)
 
+# instance attributes read lazily (as Dynamo): `return out, self.calls` guards nothing on calls
+_LAZY_TYPES = (int, float, bool, str)
+
 
 @dataclass(frozen=True, eq=False)
 class NullVariable(VariableTracker):
@@ -418,7 +421,8 @@ class UserDefinedObjectVariable(VariableTracker):
         attr = _instance_lookup(cls, name)
         is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
         if name in instance_dict and not is_data_descriptor:
-            return VariableTracker.build(tx, instance_dict[name], source)
+            value = instance_dict[name]  # a number or str: guarded on first use, so one only returned is not
+            return VariableTracker.build(tx, value, source, lazy=source is not None and type(value) in _LAZY_TYPES)
         recorded = recorded_class_attr(tx, cls, name)
         if recorded is not None:
             self._guard_not_in_instance_dict(tx, name)
