@@ -30,6 +30,24 @@ def grad_input(shape):
     return T(*shape).requires_grad_()
 
 
+def handles_an_exception_raised_while_handling_another(x):
+    """A library's try/except inside the layer (transformers' checks): the raise chains the second
+    exception to the first, a record of exceptions made in the body, not a side effect of it."""
+    try:
+        raise ValueError("first")
+    except ValueError:
+        try:
+            raise KeyError("second")
+        except KeyError as error:
+            scale = 2.0 if isinstance(error.__context__, ValueError) else 3.0
+    return LAYER(x).sin() * scale
+
+
+@case(CASES, call(grad_input((2, 3))))
+def checkpointed_function_that_handles_exceptions(x):
+    return checkpoint(handles_an_exception_raised_while_handling_another, x, use_reentrant=False) * 2
+
+
 @case(CASES, call(grad_input((2, 3))))
 def checkpointed_module_not_reentrant(x):
     return checkpoint(LAYER, x, use_reentrant=False).sin()

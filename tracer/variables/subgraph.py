@@ -18,10 +18,12 @@ def trace_body(tx, body: torch.fx.Graph, fn, args: list, kwargs: dict, what: str
     """fn(*args, **kwargs) traced into `body`, whose placeholders the caller made (`args` are trackers
     pointing at them, or values the body bakes in): fn's result, realized."""
     output = tx.output
+    known = set(output.side_effects.attrs)
     effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
     with output.tracing_into(body):
         result = fn.realize().call_function(tx, args, kwargs).realize()
-    if not _still(effects, _side_effect_state(output.side_effects)) or _frame_state(tx) != frames:
+    after = _side_effect_state(output.side_effects, exempt=_exceptions_chained_in_body(output.side_effects, known))
+    if not _still(effects, after) or _frame_state(tx) != frames:
         raise Unsupported(f"{what} with side effects (it would run them later, not now)")
     return result
 
@@ -69,11 +71,24 @@ def lift_outer_nodes(body: torch.fx.Graph, after: torch.fx.Node | None) -> list:
 _MUTATIONS = ("attrs", "containers", "globals", "assigned_cells", "base_items", "hooks")
 
 
-def _side_effect_state(side_effects) -> list:
+_CHAINING = frozenset(("__context__", "__cause__", "__suppress_context__"))
+
+
+def _exceptions_chained_in_body(side_effects, known: set) -> set:
+    """Exceptions whose only recorded attributes are the chaining a `raise` sets, first recorded in the
+    body (a library's try/except inside a checkpointed layer): not a side effect of the body."""
+    return {obj_id for obj_id, names in side_effects.attrs.items()
+            if obj_id not in known and hasattr(side_effects.attr_owners.get(obj_id), "exc_id")
+            and set(names) <= _CHAINING}
+
+
+def _side_effect_state(side_effects, exempt: set = frozenset()) -> list:
     """The mutations recorded, by identity, and the contents of the cells known so far: a body that
-    changes either has a side effect."""
+    changes either has a side effect (`exempt`: attribute records of objects that do not count)."""
     cells = {cell_id: id(value) for cell_id, value in side_effects.cells.items()}
-    return [_shallow(getattr(side_effects, name)) for name in _MUTATIONS] + [cells]
+    state = {name: getattr(side_effects, name) for name in _MUTATIONS}
+    state["attrs"] = {k: v for k, v in state["attrs"].items() if k not in exempt}
+    return [_shallow(state[name]) for name in _MUTATIONS] + [cells]
 
 
 def _still(before: list, after: list) -> bool:
