@@ -47,6 +47,8 @@ def test_reduce_keeps_what_fails_and_drops_the_rest():
 def test_a_generated_program_is_valid_python_with_its_call_plan():
     for seed in range(50):
         source = generate(seed).source()
-        namespace = {}
+        # a module name of its own: with none, a dataclass's module is `builtins`, and dataclasses leaves
+        # builtins.__builtins__ behind (a dict holding itself, which real Dynamo later recurses over without end)
+        namespace = {"__name__": f"generated_seed_{seed}"}
         exec(compile(source, f"<seed {seed}>", "exec"), namespace)
         assert callable(namespace["prog"]) and namespace["CALLS"]
