@@ -220,6 +220,12 @@ def function_parts(inst) -> FunctionParts:
                          kwdefaults=bool(inst.arg & 0x02), defaults=bool(inst.arg & 0x01))
 
 
+def annotation_pairs(items) -> tuple:
+    """MAKE_FUNCTION's annotations (a flat tuple: name, annotation, name, annotation, ...) as
+    (name, annotation tracker) pairs."""
+    return tuple((name.as_python_constant(), value) for name, value in zip(items[0::2], items[1::2]))
+
+
 def format_conversion(inst) -> tuple:
     """FORMAT_VALUE's (conversion: None, str, repr or ascii; whether a format spec is on the stack)."""
     return inst.argval  # dis decodes the oparg into exactly this pair

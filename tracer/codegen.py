@@ -160,7 +160,8 @@ class PyCodegen:
         self.output_nodes: list[torch.fx.Node] = list(output_nodes or [])
         self.frozen_outputs = output_nodes is not None
         self.new_object_temps: dict = {}
-        self.rebuilding: set = set()  # exceptions being rebuilt now: a chain leading back to one is a cycle
+        self.rebuilding: set = set()  # exceptions and functions being rebuilt now: one reached again is a cycle
+        self.cells_to_fill: dict = {}  # function being rebuilt -> temps of the empty cells that must hold it
         self.temp_count = 0
         self.cell_temps: dict[int, str] = {}  # cells made during the trace, rebuilt once each
         self.frame_cells_used = False  # a rebuilt closure holds one of the frame's own cells
@@ -457,9 +458,16 @@ class PyCodegen:
 
     # ---- side effects --------------------------------------------------------------------
     def _nested_function(self, var: NestedUserFunctionVariable) -> None:
-        """A function made during the trace: FunctionType(code, globals, name, defaults, closure)."""
-        if var.kwdefaults:
-            raise Unsupported(f"rebuilding the function {var.qualname} with keyword-only defaults")
+        """A function made during the trace: FunctionType(code, globals, name, defaults, closure), built
+        once however many hold it, then given what MAKE_FUNCTION and the trace set on it (keyword
+        defaults, annotations, what `functools.wraps` wrote) — after it is kept, so an attribute may
+        hold the function itself."""
+        key = var.identity()
+        if key in self.new_object_temps:
+            self.load(self.new_object_temps[key])
+            return
+        if key in self.rebuilding:
+            raise Unsupported(f"cannot rebuild the function {var.qualname}: its closure holds the function itself")
 
         def args():
             self.load_const(var.code)
@@ -467,7 +475,25 @@ class PyCodegen:
             self.load_const(var.code.co_name)
             self._tuple_or_none(var.defaults, self.reconstruct)
             self._tuple_or_none(var.closure, self._cell)
-        self.call(types.FunctionType, args, 5)
+        self.rebuilding.add(key)
+        try:
+            self.call(types.FunctionType, args, 5)
+        finally:
+            self.rebuilding.discard(key)
+        temp = self.new_object_temps[key] = self.new_temp("___fn")
+        self.emit("COPY", 1)
+        self.store(temp)
+        for cell_temp in self.cells_to_fill.pop(key, ()):
+            self.load(temp)
+            self.load(cell_temp)
+            self.emit("STORE_ATTR", "cell_contents")
+        attrs = {"__kwdefaults__": ConstDictVariable(dict(var.kwdefaults))} if var.kwdefaults else {}
+        if var.annotations:
+            attrs["__annotations__"] = ConstDictVariable(dict(var.annotations))
+        for name, value in {**attrs, **self.side_effects.attrs.get(key, {})}.items():
+            self.reconstruct(value)
+            self.load(temp)
+            self.emit("STORE_ATTR", name)
 
     def _tuple_or_none(self, items, push) -> None:
         if not items:
@@ -487,10 +513,15 @@ class PyCodegen:
         temp = self.cell_temps.get(cell.cell_id)
         if temp is None:
             content = self.side_effects.load_cell(cell.cell_id)
+            waits = isinstance(content, NestedUserFunctionVariable) and content.identity() in self.rebuilding
+            if waits:  # a function that calls itself by name: its cell is filled once it is built
+                content = None
             self.call(types.CellType, (lambda: self.reconstruct(content)) if content is not None else (lambda: None),
                       0 if content is None else 1)
             temp = self.cell_temps[cell.cell_id] = self.new_temp("___cell")
             self.store(temp)
+            if waits:
+                self.cells_to_fill.setdefault(self.side_effects.load_cell(cell.cell_id).identity(), []).append(temp)
         self.load(temp)
 
     def stage_cells(self, frame_cellvars: bool) -> list:

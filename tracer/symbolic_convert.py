@@ -332,12 +332,11 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         code = self.pop().as_python_constant()
         parts = bytecode.function_parts(inst)
         closure = tuple(self.pop().items) if parts.closure else ()
-        if parts.annotations:
-            self.pop()  # annotations play no part in tracing
+        annotations = bytecode.annotation_pairs(self.pop().realize().items) if parts.annotations else ()
         kwdefaults = dict(self.pop().realize().entries) if parts.kwdefaults else {}
         defaults = tuple(self.pop().realize().items) if parts.defaults else ()
         self.push(NestedUserFunctionVariable(code=code, f_globals=self.f_globals, defaults=defaults,
-                                             kwdefaults=kwdefaults, closure=closure))
+                                             kwdefaults=kwdefaults, closure=closure, annotations=annotations))
 
     def STORE_FAST(self, inst):
         self.symbolic_locals[inst.argval] = self.pop()

@@ -556,12 +556,11 @@ def returns_a_function_with_keyword_only_defaults(x):
     return x + 1, scale
 
 
-def test_a_function_with_keyword_only_defaults_runs_the_frame_eagerly_named():
+def test_a_function_with_keyword_only_defaults_is_rebuilt_with_them():
     opt = tracer.compile(returns_a_function_with_keyword_only_defaults)
     _, scale = opt(torch.zeros(2))
-    assert opt.cache_entries[-1].eager_reason == "rebuilding the function " \
-        "returns_a_function_with_keyword_only_defaults.<locals>.scale with keyword-only defaults"
-    assert scale(3) == 6 and scale.__kwdefaults__ == {"k": 2}
+    assert opt.cache_entries[-1].eager_reason is None and len(opt.cache_entries[-1].graphs) == 1
+    assert scale(3) == 6 and scale.__kwdefaults__ == {"k": 2} and scale(3, k=3) == 9
 
 
 def make_counter():

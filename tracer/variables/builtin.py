@@ -26,7 +26,7 @@ from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeV
 from .container_bases import container_base, container_text, is_container_object
 from .mapping_proxy import MappingProxyVariable, make_mapping_proxy
 from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
-from .object_protocol import is_mapping_object, mapping_entries
+from .object_protocol import InstanceDictVariable, is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .sets import FrozensetVariable, SetVariable, unique_items
 from .sym import SymNodeVariable, sym_builtin
@@ -308,7 +308,7 @@ class BuiltinVariable(VariableTracker):
 
     def call_dict(self, tx, obj=None, **kwargs):
         entries = {}
-        if isinstance(obj, MappingProxyVariable):  # dict(types.MappingProxyType(d)): a copy of d
+        if isinstance(obj, (MappingProxyVariable, InstanceDictVariable)):  # dict(mappingproxy(d)), dict(o.__dict__)
             obj = obj.call_method(tx, "copy", [], {})
         if obj is not None:
             if isinstance(obj, ConstDictVariable):

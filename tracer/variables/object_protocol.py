@@ -356,9 +356,13 @@ class InstanceDictVariable(VariableTracker):
     def _entries(self, tx) -> dict:
         """The attributes now: an outside object's real ones (each read through its source, the key
         set guarded) under the ones the trace assigned."""
-        recorded = dict(tx.output.side_effects.attrs.get(self.obj.identity(), {}))
+        recorded = self._recorded(tx)
         real = self._real(tx)
         return {**(real.read_entries() if real is not None else {}), **recorded}
+
+    def _recorded(self, tx) -> dict:
+        """The attributes the trace assigned that live in the object's __dict__."""
+        return dict(tx.output.side_effects.attrs.get(self.obj.identity(), {}))
 
     def _real(self, tx):
         if self.obj.is_new():
@@ -369,7 +373,7 @@ class InstanceDictVariable(VariableTracker):
         """`d[k]`, `d.get(k)`, `k in d` for one key: the trace's own assignment, else the real dict's
         answer (which guards just that key)."""
         key = _name_of(args[0])
-        recorded = tx.output.side_effects.attrs.get(self.obj.identity(), {})
+        recorded = self._recorded(tx)
         real = self._real(tx)
         if key in recorded or real is None:
             return ConstDictVariable(dict(recorded)).call_method(tx, name, list(args), dict(kwargs))
@@ -387,9 +391,21 @@ class InstanceDictVariable(VariableTracker):
             for key, value in update.entries.items():
                 self.obj.generic_setattr(tx, key, value)
             return ConstantVariable(None)
+        if name == "pop" and self.obj.is_new() and args:
+            return self._pop(tx, _name_of(args[0]), args[1:])
         if name in _READS:
             return ConstDictVariable(self._entries(tx)).call_method(tx, name, list(args), dict(kwargs))
         raise Unsupported(f"__dict__.{name}() of {self.obj.describe()}")
+
+    def _pop(self, tx, key: str, default: list):
+        """`obj.__dict__.pop(k[, d])` of an object made in the trace: the attribute leaves the record."""
+        recorded = self._recorded(tx)
+        if key in recorded:
+            self.obj.del_attr(tx, key)
+            return recorded[key]
+        if default:
+            return default[0]
+        raise observed(KeyError(key), f"__dict__ of {self.obj.short_repr()} has no key {key!r}")
 
     def var_getattr(self, tx, name):
         from .misc import GetAttrVariable  # cycle: .misc -> .object_protocol

@@ -17,6 +17,7 @@ from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
 from .lists import TupleVariable
+from . import function_attrs
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,10 +175,38 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
     defaults: tuple = ()
     kwdefaults: dict = field(default_factory=dict)
     closure: tuple = ()  # CellVariables
+    annotations: tuple = ()  # (name, tracker) pairs
+    fn_id: int = field(default_factory=new_mutation_id)  # one function object, however many hold it
 
     @property
     def qualname(self) -> str:
         return self.code.co_qualname
+
+    def identity(self):
+        """Its key in the side-effects record, where the attributes written on it live."""
+        return ("function", self.fn_id)
+
+    def is_new(self) -> bool:
+        return True
+
+    def var_getattr(self, tx, name):
+        """What the trace wrote on it (`functools.wraps`, `fn.x = v`) first, then what it was made with."""
+        written = function_attrs.recorded(tx, self, name)
+        if written is not None:
+            return written
+        if name == "__dict__":
+            return function_attrs.FunctionDictVariable(self)
+        return super().var_getattr(tx, name)
+
+    def store_attr(self, tx, name, value):
+        function_attrs.store(tx, self, name, value)
+
+    def generic_setattr(self, tx, name, value):
+        """An entry written in its `__dict__` (`update_wrapper`'s `__dict__.update`)."""
+        function_attrs.store_in_dict(tx, self, name, value)
+
+    def del_attr(self, tx, name):
+        function_attrs.delete(tx, self, name)
 
     def get_code(self):
         return self.code
@@ -189,8 +218,7 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         return self.defaults, self.kwdefaults, list(self.closure)
 
     def function_attr(self, tx, name):
-        """What MAKE_FUNCTION gave the function; it has no other attributes (nothing can set them
-        in the trace)."""
+        """What MAKE_FUNCTION gave the function; any other attribute is one the trace did not write."""
         if name == "__defaults__":
             return TupleVariable(tuple(self.defaults)) if self.defaults else ConstantVariable(None)
         if name == "__kwdefaults__":
@@ -200,6 +228,10 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         if name == "__doc__":
             consts = self.code.co_consts
             return ConstantVariable(consts[0] if consts and isinstance(consts[0], str) else None)
+        if name == "__annotations__":  # made once, on the first read: later reads see the same dict
+            annotations = ConstDictVariable(dict(self.annotations))
+            function_attrs.store(tx, self, name, annotations)
+            return annotations
         if name in dir(types.FunctionType):
             raise Unsupported(f"attribute {name!r} of {self.describe()}")
         raise observed(AttributeError(f"'function' object has no attribute {name!r}"),
@@ -210,6 +242,10 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
 
     def short_repr(self) -> str:
         return f"function {self.qualname} (made in trace)"
+
+
+# What a bound method answers itself; it forwards every other attribute to its function.
+_METHOD_OWN = frozenset(dir(types.MethodType))
 
 
 @dataclass(frozen=True, eq=False)
@@ -229,14 +265,15 @@ class UserMethodVariable(VariableTracker):
         return [("self", self.obj)]
 
     def var_getattr(self, tx, name):
-        """A bound method's names are its function's (unittest's assertRaises reads `__name__`);
-        `__self__` is the object, `__func__` the function."""
-        if name in ("__name__", "__qualname__", "__code__"):
-            return self.fn.var_getattr(tx, name)
+        """`__self__` is the object, `__func__` the function; any other name the method type does not
+        define is its function's, as Python looks it up (`__name__` for unittest's assertRaises, what
+        `functools.wraps(obj.method)` copies)."""
         if name == "__self__":
             return self.obj
         if name == "__func__":
             return self.fn
+        if name == "__doc__" or name not in _METHOD_OWN:
+            return self.fn.var_getattr(tx, name)
         return super().var_getattr(tx, name)
 
     def short_repr(self) -> str:

@@ -1,0 +1,323 @@
+"""`functools.wraps` / `update_wrapper` on functions made in the trace, as Dynamo traces them: the
+wrapper is the same function with the names, doc, `__dict__` entries and `__wrapped__` copied onto it
+(and any attribute a decorator sets); calling it is inlined, and at a break or return it is rebuilt with
+what was written on it.  What this opens: decorators applied inside the compiled function, and
+`@contextlib.contextmanager` applied there.
+"""
+import contextlib
+import functools
+
+import pytest
+import torch
+
+import tracer
+
+from differential import T, call, case, parametrize, parametrize_against_eager
+from differential_breaks import break_case, parametrize_breaks
+
+CASES: list = []
+BREAKS: list = []
+LOG: list = []
+
+
+def log_state():
+    return list(LOG)
+
+
+def counting(fn):
+    """A decorator from outside: counts its calls on the wrapper, as a user's decorator would."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        wrapper.calls += 1
+        return fn(*args, **kwargs) + wrapper.calls
+    wrapper.calls = 0
+    return wrapper
+
+
+def scaled(a, b=2.0):
+    """Scales a."""
+    return a * b
+
+
+scaled.tag = "outside"
+
+
+# ---- wraps and update_wrapper, read back in the trace --------------------------------------------------
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def decorator_written_and_applied_inside(x):
+    def twice(fn):
+        @functools.wraps(fn)
+        def wrapper(y):
+            return fn(fn(y))
+        return wrapper
+
+    @twice
+    def step(y):
+        """One step."""
+        return y * 2 + 1
+    return step(x), step.__name__, step.__qualname__, step.__doc__, step.__wrapped__(x), step.__module__
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def decorator_from_outside_applied_to_a_nested_def(x):
+    @counting
+    def inner(y):
+        return y.sin()
+    first = inner(x)
+    second = inner(x)
+    return first, second, inner.calls, inner.__name__, inner.__wrapped__(x)
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def dict_entries_are_copied_and_attributes_set_in_the_trace_read_back(x):
+    def inner(y):
+        return y + 1
+    inner.tag = "made here"
+    inner.scale = 3
+
+    def outer(y):
+        return inner(y) * outer.scale
+    outer = functools.wraps(inner)(outer)
+    return outer(x), outer.tag, hasattr(outer, "missing"), getattr(outer, "nope", 7)
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def update_wrapper_with_its_own_assigned_and_updated(x):
+    def inner(y):
+        """inner's doc"""
+        return y - 1
+
+    def outer(y):
+        """outer's doc"""
+        return inner(y) * 2
+    same = functools.update_wrapper(outer, inner, assigned=("__doc__",), updated=())
+    return same(x), same is outer, outer.__name__, outer.__doc__, outer.__wrapped__ is inner
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def wraps_of_a_function_from_outside(x):
+    wrapper = functools.wraps(scaled)(lambda a: scaled(a) + 1)
+    return wrapper(x), wrapper.__name__, wrapper.__doc__, wrapper.tag, wrapper.__wrapped__ is scaled
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def stacked_decorators_unwrap_step_by_step(x):
+    @counting
+    @counting
+    def inner(y):
+        return y * 3
+    return inner(x), inner.__wrapped__.__wrapped__(x), inner.__wrapped__.calls, inner.calls
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def a_wrapper_stored_in_its_own_dict_entry_and_popped(x):
+    def inner(y):
+        return y * 2
+
+    def outer(y):
+        return inner(y) + 1
+    functools.update_wrapper(outer, inner)
+    outer.__dict__["extra"] = 1
+    popped = outer.__dict__.pop("extra")
+    return outer(x), popped, outer.__dict__.pop("extra", None), "extra" in outer.__dict__
+
+
+class Doubler(torch.nn.Module):
+    def forward(self, x):
+        """Doubles."""
+        return x * 2
+
+
+DOUBLER = Doubler()
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def wraps_of_a_bound_method(x):
+    # a bound method's names, doc and dict are its function's, as Python forwards them
+    @functools.wraps(DOUBLER.forward)
+    def wrapper(y):
+        return DOUBLER(y) + 1
+    return wrapper(x), wrapper.__name__, wrapper.__doc__, wrapper.__module__, wrapper.__wrapped__(x)
+
+
+test_wraps = parametrize(CASES)
+
+AGAINST_EAGER: list = []
+
+
+@case(AGAINST_EAGER, call(T(3)), fullgraph=True)
+def a_wrappers_dict_holds_its_entries_only(x):
+    # Dynamo 2.13 lists `__name__`, `__doc__`, `__module__`, ... in it too; Python does not
+    def inner(y):
+        return y + 1
+    inner.tag = 1
+
+    def outer(y):
+        return inner(y) * 2
+    outer = functools.wraps(inner)(outer)
+    return outer(x), sorted(outer.__dict__), dict(outer.__dict__)["tag"]
+
+
+test_wraps_against_eager = parametrize_against_eager(AGAINST_EAGER)
+
+
+# ---- the wrapper leaving the trace: rebuilt with what was written on it --------------------------------
+
+@break_case(BREAKS, call(T(3)), call(T(3)))
+def wrapper_alive_at_a_break(x):
+    # after the break the wrapper is a function from outside: its `calls += 1` breaks again, as in Dynamo
+    @counting
+    def inner(y):
+        return y.cos()
+    y = inner(x)
+    print("break", inner.calls)
+    return inner(y), inner.calls, inner.__name__, inner.__wrapped__(x), inner.__qualname__
+
+
+@break_case(BREAKS, call(T(3)), call(T(3)), compiles="C.")
+def wrapper_that_calls_itself_alive_at_a_break(x):
+    def countdown(y, n):
+        return y if n == 0 else countdown(y * 2, n - 1)
+    wrapped = functools.wraps(scaled)(countdown)
+    print("break")
+    return wrapped(x, 2), wrapped.__name__, wrapped.__wrapped__ is scaled
+
+
+def make_countdown():
+    def countdown(y, n):
+        return y if n == 0 else countdown(y * 2, n - 1)
+    return countdown
+
+
+@break_case(BREAKS, call(T(3)), call(T(3)), compiles="C.")
+def a_function_calling_itself_made_in_a_callee_alive_at_a_break(x):
+    # its closure cell, made in the trace, holds the function itself: rebuilt empty, filled once it is built
+    countdown = make_countdown()
+    print("break")
+    return countdown(x, 2), countdown.__name__
+
+
+test_wraps_breaks = parametrize_breaks(BREAKS)
+
+
+def made_and_returned(x):
+    @counting
+    def inner(y, *, k=2):
+        return y * k
+    inner(x)
+    inner.note = inner
+    return inner
+
+
+def test_a_wrapper_returned_is_rebuilt_with_its_attributes_and_equals_eager():
+    """Returned, the wrapper is one function again: its names, its counter, its `__wrapped__` (with its
+    keyword default), and an attribute that holds the wrapper itself."""
+    x = T(3)
+    tracer.reset()
+    got = tracer.compile(made_and_returned, fullgraph=True)(x)
+    want = made_and_returned(x)
+    for fn in (got, want):
+        assert (fn.__name__, fn.__qualname__, fn.calls, fn.note is fn) == \
+            (want.__name__, want.__qualname__, 1, True)
+    torch.testing.assert_close(got(x), want(x))
+    torch.testing.assert_close(got.__wrapped__(x, k=5), want.__wrapped__(x, k=5))
+    assert got.calls == want.calls == 2
+
+
+def test_assigning_what_a_function_is_called_with_breaks_naming_it():
+    def f(x):
+        def inner(y):
+            return y + 1
+        inner.__defaults__ = (1,)
+        return inner(x)
+
+    tracer.reset()
+    with pytest.raises(tracer.Unsupported, match=r"assigning __defaults__ of the function"):
+        tracer.compile(f, fullgraph=True)(T(3))
+    torch.testing.assert_close(tracer.compile(f)(T(3).zero_()), f(T(3).zero_()))
+
+
+def test_a_name_set_to_a_non_string_is_the_type_error_python_raises():
+    def f(x):
+        def inner(y):
+            return y + 1
+        try:
+            inner.__name__ = 3
+        except TypeError:
+            return inner(x), inner.__name__
+        return x
+
+    tracer.reset()
+    x = T(3)
+    got, want = tracer.compile(f, fullgraph=True)(x), f(x)
+    torch.testing.assert_close(got[0], want[0])
+    assert got[1] == want[1] == "inner"
+
+
+# ---- @contextlib.contextmanager applied inside the trace ------------------------------------------------
+
+CM_CASES: list = []
+
+
+@case(CM_CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def contextmanager_made_inside_and_entered(x):
+    @contextlib.contextmanager
+    def doubled():
+        yield x * 2
+    with doubled() as y:
+        return y + 1
+
+
+@case(CM_CASES, call(T(3)), fullgraph=True, state=log_state)
+def contextmanager_made_inside_with_arguments_and_a_finally(x):
+    @contextlib.contextmanager
+    def scope(name, k):
+        LOG.append(f"enter {name}")
+        try:
+            yield x * k
+        finally:
+            LOG.append(f"exit {name}")
+    with scope("a", 2) as a, scope("b", 3) as b:
+        y = a + b
+    return y
+
+
+@case(CM_CASES, call(T(3)), fullgraph=True, state=log_state)
+def contextmanager_made_inside_swallows_an_exception(x):
+    @contextlib.contextmanager
+    def swallowing():
+        try:
+            yield
+        except ValueError as error:
+            LOG.append(str(error))
+    with swallowing():
+        x = x + 1
+        raise ValueError("swallowed")
+    return x * 2
+
+
+def counting_up(start):
+    yield start + 1
+
+
+@case(CM_CASES, call(T(3)), fullgraph=True)
+def contextmanager_applied_inside_to_a_generator_function_from_outside(x):
+    with contextlib.contextmanager(counting_up)(x) as y:
+        return y * 2, contextlib.contextmanager(counting_up).__name__
+
+
+@case(CM_CASES, call(T(3)), fullgraph=True)
+def contextmanager_made_inside_used_twice_and_read(x):
+    @contextlib.contextmanager
+    def shifted(k):
+        """Shifts by k."""
+        yield x + k
+    with shifted(1) as a:
+        pass
+    with shifted(2) as b:
+        pass
+    return a * b, shifted.__name__, shifted.__doc__
+
+
+test_contextmanager_inside = parametrize(CM_CASES)
