@@ -113,8 +113,8 @@ def is_query(fn) -> bool:
 
 
 # torch.func's transforms: Dynamo inlines torch's functorch Python for them (variables/functorch.py);
-# those Standin does not trace yet are refused by name.
-_FUNCTORCH_TRANSFORMS = frozenset({"jacrev", "jacfwd", "hessian", "linearize"})
+# those it does not trace are refused by name: linearize asks torch._dynamo.disallow_in_graph first.
+_FUNCTORCH_TRANSFORMS = frozenset({"linearize"})
 
 # ... and functorch's Python helpers Dynamo records as one node each, as it records predispatch's.
 _FUNCTORCH_GRAPH_MODULES = ("torch._functorch.eager_transforms", "torch.autograd.forward_ad")

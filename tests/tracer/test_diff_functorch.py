@@ -231,16 +231,19 @@ def test_a_trace_stopped_inside_a_transform_leaves_functorchs_state_as_it_found_
     assert torch.autograd.forward_ad._current_level == -1
 
 
-@pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
-def test_a_transform_not_traced_yet_breaks_naming_it_and_runs_as_eager(transform):
+def test_linearize_which_dynamo_does_not_trace_breaks_naming_it_and_runs_as_eager():
+    """linearize asks torch._dynamo.disallow_in_graph first: Dynamo breaks there, and so does Standin."""
     def f(x):
-        return getattr(torch.func, transform)(torch.sin)(x)
+        out, jvp_fn = torch.func.linearize(torch.sin, x)
+        return out, jvp_fn(torch.ones_like(x))
 
     tracer.reset()
     x = T(4)
-    with pytest.raises(tracer.Unsupported, match=rf"torch\.func\.{transform}\(\): a functorch transform"):
+    with pytest.raises(tracer.Unsupported, match=r"torch\.func\.linearize\(\): a functorch transform Dynamo "
+                                                 r"does not trace either"):
         tracer.compile(f, fullgraph=True)(x)
-    torch.testing.assert_close(tracer.compile(f)(x), f(x))
+    for got, want in zip(tracer.compile(f)(x), f(x)):
+        torch.testing.assert_close(got, want)
 
 
 @pytest.mark.parametrize("how", ["strict", "unknown name"])
@@ -294,3 +297,45 @@ def test_a_compiled_transform_called_under_an_eager_vmap_runs_eagerly_and_equals
     torch.testing.assert_close(torch.vmap(lambda b: compiled(x) * b)(xs), torch.vmap(lambda b: f(x) * b)(xs))
     assert [event.kind for event in compiled.compile_events][-2:] == ["recompile", "eager_fallback"]
     assert "torch.func.vmap running eagerly" in compiled.compile_events[-1].reason
+
+
+# ---- jacrev, jacfwd, hessian: their `functools.wraps` of the function they make is traced -------------
+
+JACOBIANS: list = []
+
+
+@case(JACOBIANS, call(T(4)), call(T(4)), compiles="C.", fullgraph=True)
+def jacrev_of_a_torch_function(x):
+    return torch.func.jacrev(torch.sin)(x)
+
+
+@case(JACOBIANS, call(T(3), T(3)), fullgraph=True)
+def jacrev_two_argnums_with_aux(a, b):
+    jac, aux = torch.func.jacrev(lambda p, q: ((p * q).sin(), p.sum()), argnums=(0, 1), has_aux=True)(a, b)
+    return jac, aux
+
+
+@case(JACOBIANS, call(T(4)), fullgraph=True)
+def jacfwd_of_a_module_call(x):
+    return torch.func.jacfwd(LAYER)(x)
+
+
+@case(JACOBIANS, call(T(3)), fullgraph=True)
+def jacfwd_of_a_nested_function_with_its_name(x):
+    def cubed(r):
+        return r ** 3
+    jac_fn = torch.func.jacfwd(cubed)
+    return jac_fn(x), jac_fn.__name__, jac_fn.__wrapped__ is not None
+
+
+@case(JACOBIANS, call(T(3)), fullgraph=True)
+def hessian_of_a_function(x):
+    return torch.func.hessian(lambda r: (r.sin() * r).sum())(x)
+
+
+@case(JACOBIANS, call(T(2, 3)), fullgraph=True)
+def vmap_of_jacrev_per_sample(xs):
+    return torch.vmap(torch.func.jacrev(lambda r: r.cos() * r.sum()))(xs)
+
+
+test_jacobians = parametrize(JACOBIANS)

@@ -3,17 +3,15 @@ frozenset of a set, torch.tensor of a range (a range literal in the graph, as Dy
 object's default str()/repr() of a user object from outside (folded, guarded by identity) and a
 class's own __repr__, @torch.no_grad() / @torch.enable_grad() on an inner function, a
 collections.abc.MutableMapping passed to dict(), torch.distributions.Normal basics, and
-torch.func.hessian (a transform Standin does not trace yet: it breaks with a reason naming it).
+torch.func.hessian (its functools.wraps of the function it makes traced, as Dynamo traces it).
 
 Where Dynamo is not the oracle: it breaks at str() of an object with its own __repr__ (Standin
 traces the method), and it bakes in a stale address for the default repr of an object made in
 the function (Standin breaks there): those are compared with eager only."""
 import collections.abc
 
-import pytest
 import torch
 
-import tracer
 from differential import T, call, case, parametrize, parametrize_against_eager
 
 CASES: list = []
@@ -117,17 +115,10 @@ def normal_distribution_basics(x):
     return n.mean, n.stddev, n.variance, n.log_prob(x + 0.5), n.entropy(), n.cdf(x)
 
 
+@case(CASES, call(T(3, 2)), fullgraph=True)
+def hessian_of_a_lambda_over_a_matrix(x):
+    return torch.func.hessian(lambda r: (r.sin() * 2).sum())(x)
+
+
 test_singles = parametrize(CASES)
 test_singles_against_eager = parametrize_against_eager(AGAINST_EAGER)
-
-
-def test_a_transform_not_traced_yet_breaks_with_a_reason_naming_it():
-    """torch.func.hessian is not traced yet: it breaks, and says which transform."""
-    def f(x):
-        return torch.func.hessian(lambda r: (r.sin() * 2).sum())(x)
-
-    tracer.reset()
-    x = T(3, 2)
-    with pytest.raises(tracer.Unsupported, match=r"torch\.func\.hessian\(\): a functorch transform"):
-        tracer.compile(f, fullgraph=True)(x)
-    torch.testing.assert_close(tracer.compile(f)(x), f(x))

@@ -111,6 +111,10 @@ def _is_tensor(v) -> bool:
     return isinstance(v.realize(), TensorVariable)
 
 
+_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+_WRAPS_READS = _NAMES | {"__annotations__", "__dict__", "__wrapped__", "__type_params__"}
+
+
 @dataclass(frozen=True, eq=False)
 class TorchFunctionVariable(VariableTracker):
     """A function from the torch namespace (torch.sin, torch.nn.functional.relu, ...)."""
@@ -164,8 +168,14 @@ class TorchFunctionVariable(VariableTracker):
         return tx.output.call(tx, "call_function", self.fn, tuple(args), kwargs)
 
     def var_getattr(self, tx, name):
-        if name in ("__name__", "__qualname__", "__module__", "__doc__"):
-            return ConstantVariable(getattr(self.fn, name, None))
+        """What `functools.wraps` copies from a function: read from it now (torch's functions are
+        fixed), a missing one an AttributeError the trace catches (a C function has no `__dict__`)."""
+        if name in _WRAPS_READS:
+            try:
+                value = getattr(self.fn, name)
+            except AttributeError as error:
+                raise observed(error, f"{self.short_repr()} has no attribute {name!r}") from error
+            return ConstantVariable(value) if name in _NAMES else VariableTracker.build(tx, value)
         raise Unsupported(f"attribute {name!r} of {self.short_repr()}")
 
     def short_repr(self) -> str:

@@ -163,8 +163,8 @@ class SkippedFunctionVariable(VariableTracker):
                               + (f" ({message[0]})" if message and message[0] else ""))
         transform = functorch_transform(self.value)
         if transform is not None:
-            raise Unsupported(f"torch.func.{transform}(): a functorch transform Dynamo traces (through torch's "
-                              "functorch Python) and Standin does not yet: it runs as it is")
+            raise Unsupported(f"torch.func.{transform}(): a functorch transform Dynamo does not trace either (it "
+                              "calls torch._dynamo.disallow_in_graph): it runs as it is")
         if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
                 and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of
