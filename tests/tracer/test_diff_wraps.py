@@ -321,3 +321,32 @@ def contextmanager_made_inside_used_twice_and_read(x):
 
 
 test_contextmanager_inside = parametrize(CM_CASES)
+
+
+CM_BREAKS: list = []
+
+
+@break_case(CM_BREAKS, call(T(3)), call(T(3)), state=log_state)
+def contextmanager_made_inside_with_a_break_in_its_block(x):
+    @contextlib.contextmanager
+    def scope():
+        LOG.append("enter")
+        yield x + 1
+        LOG.append("exit")
+    with scope() as y:
+        print("inside")
+        z = y * 2
+    return z
+
+
+@break_case(CM_BREAKS, call(T(3)), call(T(3)))
+def contextmanager_made_inside_alive_at_a_break(x):
+    @contextlib.contextmanager
+    def scope(k):
+        yield x * k
+    print("before")
+    with scope(3) as y:
+        return y + 1, scope.__name__
+
+
+test_contextmanager_inside_breaks = parametrize_breaks(CM_BREAKS)
