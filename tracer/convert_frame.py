@@ -33,6 +33,7 @@ from .shapes.policy import DataCapture
 from .source import LocalSource, Source
 from .symbolic_convert import InstructionTranslator
 from .trace_end import TraceEnd
+from .variables.leaving_generators import generators_as_iterators
 from .variables.sym import fullgraph_error
 from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, ResumedGradMode, StateSwitchVariable,
                                     WithExitVariable)
@@ -232,8 +233,8 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     if resume_mod.has_backedge(decoded, inst.index):
         raise Unsupported(f"graph break in a loop ({error.reason}): the frame is skipped, as Dynamo does")
     _leave_blocks(tx, blocks)
+    locals_ = _alive_at_break(tx, stack)
     site = break_site(inst, stack, error.reason)
-    locals_ = dict(tx.symbolic_locals)
     resumes = []
     for target, depth in site.continuations:
         live = sorted(name for name in resume_mod.live_locals(decoded, target) if name in locals_)
@@ -252,6 +253,15 @@ def compile_break(owner, compile_id, tx: InstructionTranslator, output: OutputGr
     entry.graph_break = record
     entry.resume_functions = [fn for fn, _, _ in resumes]
     return entry
+
+
+def _alive_at_break(tx: InstructionTranslator, stack: list) -> dict:
+    """The locals at a break, and the stack in place, with the generators made in the trace drained
+    into iterators of what they have left (no bytecode can rebuild a suspended generator)."""
+    names = list(tx.symbolic_locals)
+    values = generators_as_iterators(tx, stack + [tx.symbolic_locals[name] for name in names])
+    stack[:] = values[:len(stack)]
+    return dict(zip(names, values[len(stack):]))
 
 
 def compile_checkpoint(owner, compile_id, tx: InstructionTranslator, output: OutputGraph, error) -> CacheEntry:

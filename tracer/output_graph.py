@@ -64,6 +64,7 @@ class OutputGraph:
         self.side_effects = SideEffects()
         self.steps = 0  # instructions traced, inlined calls included
         self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
+        self.mutation_log: set | None = None  # while a generator is drained: the containers it changed
         self.initial_grad_mode = torch.is_grad_enabled()
         self.subgraphs: dict[str, torch.fx.GraphModule] = {}  # get_attr targets: traced hook bodies
         self.outer: tuple | None = None  # while tracing into a subgraph: the main graph (and its on_node)

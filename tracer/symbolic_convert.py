@@ -212,6 +212,8 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         """Swap every version of a mutated container for its new version, in every live frame:
         the running ones and the generators' suspended between two yields."""
         mutation_id = old.mutation_id
+        if self.output.mutation_log is not None:
+            self.output.mutation_log.add(mutation_id)
         self._swap_everywhere(new, lambda real: getattr(real, "mutation_id", None) == mutation_id)
         self.output.side_effects.record_container(new)
 
@@ -584,8 +586,18 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
             self.jump(inst)
             return
         item, advanced = step
-        self.stack[-1] = advanced
+        if isinstance(it, ListIteratorVariable) and self._held_by_a_name(it):
+            self.replace_all(it, advanced)  # `for i in it: break`: the name sees where the loop stopped
+        else:
+            self.stack[-1] = advanced
         self.push(item)
+
+    def _held_by_a_name(self, it: ListIteratorVariable) -> bool:
+        """Whether a local of a running or suspended frame holds the iterator a loop advances (a
+        loop over `iter(...)` made for it holds it alone, and needs no swap everywhere)."""
+        frames = self.inlining_stack() + self.output.suspended_frames
+        return any(getattr(v, "mutation_id", None) == it.mutation_id
+                   for frame in frames for v in frame.symbolic_locals.values())
 
 
 def dispatch_table(cls) -> dict:

@@ -93,6 +93,21 @@ def _inverted_eq(tx, left, right):
     return ConstantVariable(not equal.as_python_constant())
 
 
+def _builtin_declines(builtin, obj) -> bool:
+    """Whether builtin is a plain list, dict, set, number, ... whose C `==` answers NotImplemented
+    for the user object obj (one not of its type: `[1] == OrderedSet([1])`)."""
+    if isinstance(builtin, UserDefinedObjectVariable) or not isinstance(obj, UserDefinedObjectVariable):
+        return False
+    try:
+        cls = builtin.python_type()
+    except (Unsupported, NotImplementedError):
+        return False
+    if cls.__module__ != "builtins" or cls is object:
+        return False
+    kin = (set, frozenset) if issubclass(cls, (set, frozenset)) else (cls,)
+    return not issubclass(obj.python_type(), kin)
+
+
 def _type_name(var) -> str:
     try:
         return var.python_type().__name__
@@ -112,6 +127,8 @@ def user_operator(tx, op, args):
         if op is operator.ne and (result is None or _not_implemented(result)):
             result = _inverted_eq(tx, left, right)  # object.__ne__: the negation of __eq__
         if result is not None and _not_implemented(result) and op in (operator.eq, operator.ne):
+            if _builtin_declines(left, right) or _builtin_declines(right, left):
+                return ConstantVariable(op is operator.ne)  # identity, and a builtin is not the user object
             return None  # both declined: identity, decided by the caller
     elif op in INPLACE_TO_PLAIN:
         plain = _BINARY[INPLACE_TO_PLAIN[op]]

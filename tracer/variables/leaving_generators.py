@@ -1,9 +1,11 @@
-"""Generators made in the trace that leave it (returned): rebuilt as Dynamo rebuilds them.
+"""Generators made in the trace that leave it (returned, or alive at a graph break): rebuilt as
+Dynamo rebuilds them.
 
-A generator's suspended frame lives only in the trace, so no bytecode can hand the caller the
-generator itself.  What it has left to yield is known by running it to its end now, at the
-return; the caller gets an iterator over those items.  That is faithful only when the rest of
-the body does nothing the program could see happen at another time, which is checked.
+A generator's suspended frame lives only in the trace, so no bytecode can hand the caller (or the
+resume function) the generator itself.  What it has left to yield is known by running it to its
+end now, at the return or the break; the code after gets an iterator over those items.  That is
+faithful only when the rest of the body does nothing the program could see happen at another
+time, which is checked.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import operator
 from ..exc import ObservedException, Unsupported
 from .base import VariableTracker
 from .generator import GeneratorVariable
+from .lazy import LazyVariableTracker
 from .lists import ListIteratorVariable
 
 # In-place operator functions: a graph node calling one changes a tensor it was given.
@@ -53,28 +56,68 @@ def returned_generators_as_iterators(tx, var: VariableTracker) -> VariableTracke
     iterator over what it has left to yield (its body run to the end now).  Only when that rest does
     nothing the program could see happen at a different time (a side effect, an in-place tensor op,
     an exception): else Unsupported, and the frame does not return a rebuilt generator."""
-    if not _holds_generator(var):
-        return var
+    return generators_as_iterators(tx, [var])[0]
+
+
+def generators_as_iterators(tx, values: list) -> list:
+    """The values alive where the trace stops (the stack and locals at a graph break, the value
+    returned), each generator among them swapped for an iterator over what it has left, as
+    Dynamo's reconstruct drains one; a generator held twice becomes one iterator."""
     drained: dict[int, ListIteratorVariable] = {}
 
     def swap(item):
         if not _is_generator(item):
             return item.replace_children(swap) if _holds_generator(item) else item
         if id(item.frame) not in drained:
-            drained[id(item.frame)] = _run_to_end(tx, item)
+            drained[id(item.frame)] = _run_to_end(tx, item, values)
         return drained[id(item.frame)]
 
-    return swap(var)
+    return [swap(value) if _holds_generator(value) else value for value in values]
 
 
-def _run_to_end(tx, generator: GeneratorVariable) -> ListIteratorVariable:
+def _run_to_end(tx, generator: GeneratorVariable, alive: list) -> ListIteratorVariable:
     graph, effects = tx.output.graph, tx.output.side_effects
     nodes_before, state_before = len(graph.nodes), _effects_state(effects)
+    shared = _mutation_ids_outside(tx, generator, alive)
     reason = f"cannot rebuild the generator {generator.qualname} leaving the trace: the rest of its body"
+    tx.output.mutation_log, log_before = set(), tx.output.mutation_log
     try:
         items = generator.unpack_var_sequence(tx)
     except ObservedException as error:
         raise Unsupported(f"{reason} raises {error.raised_type().__name__}") from None
+    finally:
+        changed, tx.output.mutation_log = tx.output.mutation_log, log_before
     if _effects_state(effects) != state_before or any(_mutates(n) for n in list(graph.nodes)[nodes_before:]):
         raise Unsupported(f"{reason} has side effects, which would happen before the caller asks for them")
+    if changed & shared:
+        raise Unsupported(f"{reason} changes a container or iterator the code after it holds too, which "
+                          "would see the change too soon")
     return ListIteratorVariable(tuple(items))
+
+
+def _mutation_ids_outside(tx, generator: GeneratorVariable, alive: list) -> set:
+    """The containers and iterators held anywhere but in the generator's own frame: what the values
+    alive after the trace, the side-effects record and the other suspended generators reach."""
+    effects = tx.output.side_effects
+    roots = list(alive) + list(effects.cells.values()) + list(effects.globals.values()) + \
+        list(effects.containers.values()) + list(effects.base_items.values()) + \
+        [v for names in effects.attrs.values() for v in names.values()]
+    for frame in tx.output.suspended_frames:
+        if frame is not generator.frame.frame:
+            roots += list(frame.stack) + list(frame.symbolic_locals.values())
+    found: set = set()
+    seen: set = set()
+
+    def walk(var):
+        real = var.peek() if isinstance(var, LazyVariableTracker) else var
+        if real is None or id(real) in seen:
+            return
+        seen.add(id(real))
+        if getattr(real, "mutation_id", None) is not None:
+            found.add(real.mutation_id)
+        for _, child in real.children():
+            walk(child)
+
+    for root in roots:
+        walk(root)
+    return found

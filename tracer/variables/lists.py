@@ -579,6 +579,9 @@ class ListIteratorVariable(VariableTracker):
         return True
 
     def unpack_var_sequence(self, tx):
+        """What is left; reading it uses the iterator up, so a name holding it sees it exhausted."""
+        if tx is not None and self.index < len(self.items):
+            tx.replace_all(self, replace(self, index=len(self.items)))
         return list(self.items[self.index:])
 
     def var_getattr(self, tx, name):

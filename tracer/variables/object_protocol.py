@@ -70,7 +70,8 @@ def is_generic_slot(fn) -> bool:
     owner, name = _slot_owner(fn), getattr(fn, "__name__", "")
     if owner in CONTAINER_BASES:
         return owner.__dict__.get(name) is fn or getattr(owner, name, None) is fn
-    return owner in _GENERIC_BASES and name in _SLOT_NAMES or owner is dict and name in _PLAIN_DICT_SLOTS
+    return owner in _GENERIC_BASES and name in _SLOT_NAMES or owner is dict and name in _PLAIN_DICT_SLOTS or \
+        owner is object and name in _OBJECT_COMPARISONS
 
 
 _OBJECT_SLOTS = ("__getattribute__", "__setattr__", "__delattr__", "__new__", "__init__", "__init_subclass__")
@@ -80,6 +81,7 @@ _DICT_SLOTS = ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__l
 # dict's own, not OrderedDict's (whose order makes `==`, `|` and popitem answer differently)
 _PLAIN_DICT_SLOTS = frozenset({"clear", "popitem", "__or__", "__ior__", "__eq__", "__ne__"})
 _SLOT_NAMES = frozenset(_OBJECT_SLOTS + _DICT_SLOTS)
+_OBJECT_COMPARISONS = frozenset({"__eq__", "__ne__"})  # object's own: super().__ne__(other) reaches it
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,6 +128,8 @@ class SlotFunctionVariable(VariableTracker):
         if _slot_owner(self.fn) is object:
             if name == "__init__":
                 return ConstantVariable(None)
+            if name in _OBJECT_COMPARISONS and len(rest) == 1 and not kwargs:
+                return _object_comparison(tx, name, target, rest[0])
             raise Unsupported(f"{self.short_repr()}")
         owner = _slot_owner(self.fn)
         if owner in CONTAINER_BASES and container_base(target.python_type()) is not None \
@@ -146,6 +150,20 @@ class SlotFunctionVariable(VariableTracker):
         owner = _slot_owner(self.fn)
         bound = " (bound by super())" if self.obj is not None else ""
         return f"{owner.__name__ if owner else '?'}.{self.fn.__name__}{bound}"
+
+
+def _object_comparison(tx, name: str, target, other) -> VariableTracker:
+    """object.__eq__: True for the object itself, else NotImplemented; object.__ne__: the inverse of
+    what type(self).__eq__ answers, NotImplemented passed on (CPython's object_richcompare)."""
+    from .misc import UserDefinedObjectVariable  # cycle: .misc -> .object_protocol
+    if name == "__eq__":
+        other = other.realize()
+        same = isinstance(other, UserDefinedObjectVariable) and other.identity() == target.identity()
+        return ConstantVariable(True if same else NotImplemented)
+    equal = target.call_method(tx, "__eq__", [other], {}).realize()
+    if equal.is_python_constant() and equal.as_python_constant() is NotImplemented:
+        return equal
+    return ConstantVariable(not equal.truth(tx))
 
 
 def _name_of(var) -> str:
