@@ -309,7 +309,10 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
     def LOAD_DEREF(self, inst):
         name = inst.argval
         if name in self.cells:
-            value = self.output.side_effects.load_cell(self.cells[name].cell_id)
+            cell_id = self.cells[name].cell_id
+            value = self.output.side_effects.load_cell(cell_id)
+            if value is not None and self.output.side_effects.written_in_trace(cell_id):
+                value = value.realize()  # a lazy argument captured by a closure: its graph input made here
         else:
             value = self.symbolic_locals.get(name)
         if value is None:

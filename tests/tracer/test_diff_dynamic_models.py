@@ -110,4 +110,39 @@ def test_deepcopy_keeps_a_symbolic_float_without_a_break():
     assert out[1:] == expected[1:]
 
 
+# ---- torch.func.vmap over a symbolic batch size: functorch's switches take the size symbol, as Dynamo's ----
+@case(CASES, call(T(3, 4), T(4)), call(T(5, 4), T(4)), compiles="C.", dynamic=True, fullgraph=True,
+      same_placeholders=True)
+def vmap_over_a_symbolic_batch_size(x, w):
+    return torch.func.vmap(lambda r: (r * w).sum())(x)
+
+
+@case(CASES, call(T(3, 4), T(3)), call(T(5, 4), T(5)), call(T(6, 4), T(6)), compiles="CC.", dynamic=None,
+      fullgraph=True, same_placeholders=True)
+def vmap_of_two_batched_arguments_after_a_recompile(x, y):
+    return torch.func.vmap(lambda a, b: a.sin() * b, in_dims=(0, 0))(x, y)
+
+
+# ---- all()/any() of symbolic bools decide each with a guard, as an `if` does (Dynamo's polyfill) ---------
+@case(CASES, call(T(3, 4)), call(T(5, 6)), call(T(1, 4)), compiles="C.C", dynamic=True)
+def any_and_all_over_symbolic_sizes(x):
+    big = all(d > 1 for d in x.shape)
+    return (x * 2 if big else x - 1), any([x.shape[0] == 1, x.shape[1] > 100]), all(())
+
+
+# ---- a lazy argument a closure holds is realized (a graph input) where Dynamo realizes it: when a function
+# made in the trace is called (Dynamo rebuilds it, reading its cells), or its cell is read -------------------
+@case(CASES, call(T(3, 4), T(4)), call(T(5, 6), T(6)), compiles="C.", dynamic=True, same_placeholders=True)
+def closure_argument_realized_at_the_call(x, w):
+    scale = lambda r: r * w  # noqa: E731
+    return scale(x) + 1
+
+
+@case(CASES, call(T(3, 4), T(4)), call(T(5, 6), T(6)), compiles="C.", dynamic=True, same_placeholders=True)
+def own_cell_realized_where_it_is_read(x, w):
+    keep = lambda: w  # noqa: E731
+    y = w
+    return x * y, keep() is w
+
+
 test_dynamic_model_constructs = parametrize(CASES)
