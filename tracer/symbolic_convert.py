@@ -521,6 +521,8 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         value = self.pop()
         if self.parent is None:  # leaving the trace: its generators become iterators of what they have left
             value = returned_generators_as_iterators(self, value)
+            if isinstance(value, LazyVariableTracker) and value.is_lazy() and type(value.value) in (int, float):
+                value = value.realize()  # as Dynamo, whose check of the returned value's kind realizes a number
         self.return_value = value
 
     def LOAD_ASSERTION_ERROR(self, inst):

@@ -134,8 +134,8 @@ def any_and_all_over_symbolic_sizes(x):
 # made in the trace is called (Dynamo rebuilds it, reading its cells), or its cell is read -------------------
 @case(CASES, call(T(3, 4), T(4)), call(T(5, 6), T(6)), compiles="C.", dynamic=True, same_placeholders=True)
 def closure_argument_realized_at_the_call(x, w):
-    scale = lambda r: r * w  # noqa: E731
-    return scale(x) + 1
+    scale = lambda r: (r + 1) * w  # noqa: E731
+    return scale(x)
 
 
 @case(CASES, call(T(3, 4), T(4)), call(T(5, 6), T(6)), compiles="C.", dynamic=True, same_placeholders=True)
@@ -143,6 +143,24 @@ def own_cell_realized_where_it_is_read(x, w):
     keep = lambda: w  # noqa: E731
     y = w
     return x * y, keep() is w
+
+
+# ---- a number argument returned as it is: Dynamo's check of the returned value's kind realizes it (a value
+# guard, so automatic dynamic makes it symbolic at the second value); a str or bool keeps a type guard -------
+def _add_one_and_return(x, n):
+    x.add_(1)
+    return n
+
+
+for _dynamic, _compiles in ((None, "CC.."), (False, "CCCC")):
+    for _values in ((1, 2, 3, 4), (1.5, 2.5, 3.5, 4.5)):
+        case(CASES, *(call(T(3), v) for v in _values), compiles=_compiles, dynamic=_dynamic,
+             name=f"returned_{type(_values[0]).__name__}_dynamic_{_dynamic}")(_add_one_and_return)
+
+
+for _values in (("a", "b", "c"), (True, False, True)):
+    case(CASES, *(call(T(3), v) for v in _values), compiles="C..", dynamic=False,
+         name=f"returned_{type(_values[0]).__name__}_keeps_a_type_guard")(_add_one_and_return)
 
 
 test_dynamic_model_constructs = parametrize(CASES)
