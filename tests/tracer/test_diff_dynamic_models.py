@@ -163,4 +163,21 @@ for _values in (("a", "b", "c"), (True, False, True)):
          name=f"returned_{type(_values[0]).__name__}_keeps_a_type_guard")(_add_one_and_return)
 
 
+# ---- a tensor attribute of an object from outside is a graph input where an op first uses it (Dynamo's lazy
+# attribute): Wav2Vec2's resume function reads `outputs.last_hidden_state`, and its projector's parameters
+# are lifted before it -------------------------------------------------------------------------------------
+class Outputs:
+    def __init__(self, hidden):
+        self.last_hidden_state = hidden
+
+
+projector = torch.nn.Linear(4, 2)
+
+
+@case(CASES, call(Outputs(T(3, 4))), call(Outputs(T(5, 4))), compiles="C.", dynamic=True, same_placeholders=True)
+def tensor_attribute_realized_where_an_op_uses_it(outputs):
+    hidden = outputs.last_hidden_state
+    return projector(hidden).mean(dim=1)
+
+
 test_dynamic_model_constructs = parametrize(CASES)
