@@ -20,8 +20,9 @@ from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
 from .variables.exceptions import ExceptionVariable, as_exception
 from .variables.generator import GeneratorVariable
-from .variables.lists import TupleVariable
-from .variables.user_functions import CellVariable
+from .variables.lists import BaseListVariable, TupleVariable
+from .variables.sym import SymNodeVariable
+from .variables.user_functions import CellVariable, NestedUserFunctionVariable
 from .variables.builtin import BuiltinVariable
 
 # Dynamo's only bound on inlining is Python's recursion limit (it inlines a recursion 80 calls deep, and
@@ -138,6 +139,8 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
     if not room_below(INLINE_RESERVE):
         raise Unsupported(f"tracing cannot go deeper: inlining {fn_var.qualname} would leave fewer than "
                           f"{INLINE_RESERVE} frames of Python's recursion limit ({sys.getrecursionlimit()})")
+    if isinstance(fn_var, NestedUserFunctionVariable):
+        read_closure(tx, fn_var, frozenset())
     defaults, kwdefaults, closure = fn_var.bind_extras(tx)
     symbolic_locals = bind_arguments(code, fn_var.qualname, defaults, kwdefaults, args, kwargs)
     cells = {}
@@ -151,6 +154,36 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
     if generator:  # nothing runs until the first next()
         return GeneratorVariable(SuspendedGenerator(child), fn_var.qualname)
     return _run_inlined(tx, child)
+
+
+def read_closure(tx: InstructionTranslator, fn_var: NestedUserFunctionVariable, outer: frozenset) -> bool:
+    """As Dynamo's inlining check, which rebuilds a function made in the trace before it runs it: each cell's
+    contents are read as a Python value, a nested function's in turn, so a lazy argument held there is
+    realized (its graph input made) now, in closure order, up to the first that is no constant (where
+    the rebuild stops: False)."""
+    for cell in fn_var.closure:
+        value = tx.output.side_effects.load_cell(cell.cell_id)
+        if value is None:
+            return False
+        value = value.realize()
+        if isinstance(value, NestedUserFunctionVariable):
+            if value is fn_var or id(value) in outer or not read_closure(tx, value, outer | {id(fn_var)}):
+                return False
+        elif not _rebuilds_as_constant(value):
+            return False
+    return True
+
+
+def _rebuilds_as_constant(value) -> bool:
+    """Whether Dynamo's rebuild takes `value` as a Python constant, asked without specialising a symbolic
+    size (its rebuild stops there; asking a list of them `is_python_constant()` would guard their values)."""
+    if isinstance(value, SymNodeVariable):
+        return False
+    if isinstance(value, BaseListVariable):
+        return all(_rebuilds_as_constant(item.realize()) for item in value.items)
+    if isinstance(value, ConstDictVariable):
+        return all(_rebuilds_as_constant(item.realize()) for item in value.entries.values())
+    return value.is_python_constant()
 
 
 def _run_inlined(tx: InstructionTranslator, child: InliningInstructionTranslator) -> VariableTracker:

@@ -42,6 +42,11 @@ class SideEffects:
         self.cells[cell_id] = value
         self.assigned_cells.add(cell_id)
 
+    def written_in_trace(self, cell_id: int) -> bool:
+        """A cell the trace made or wrote (not one from outside as it was): Dynamo reads it back through
+        its attribute record, whose check realizes a lazy value there, at the read."""
+        return cell_id in self.assigned_cells or all(cell.cell_id != cell_id for _, cell, _ in self.real_cells.values())
+
     def known_real_cell(self, real):
         """The CellVariable already standing for this real cell object in the trace, if any."""
         known = self.real_cells.get(id(real))

@@ -311,7 +311,10 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
     def LOAD_DEREF(self, inst):
         name = inst.argval
         if name in self.cells:
-            value = self.output.side_effects.load_cell(self.cells[name].cell_id)
+            cell_id = self.cells[name].cell_id
+            value = self.output.side_effects.load_cell(cell_id)
+            if value is not None and self.output.side_effects.written_in_trace(cell_id):
+                value = value.realize()  # a lazy argument captured by a closure: its graph input made here
         else:
             value = self.symbolic_locals.get(name)
         if value is None:
@@ -519,6 +522,8 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
         value = self.pop()
         if self.parent is None:  # leaving the trace: its generators become iterators of what they have left
             value = returned_generators_as_iterators(self, value)
+            if isinstance(value, LazyVariableTracker) and value.is_lazy() and type(value.value) in (int, float):
+                value = value.realize()  # as Dynamo, whose check of the returned value's kind realizes a number
         self.return_value = value
 
     def LOAD_ASSERTION_ERROR(self, inst):

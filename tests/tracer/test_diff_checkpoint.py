@@ -70,6 +70,34 @@ def checkpointed_function_reading_tensors_from_outside(x, y):
     return checkpoint(reads_a_global_tensor, z, use_reentrant=False) * y
 
 
+def tensor_and_constants(x, y):
+    return [x.sin(), (2, None, "s"), y.cos()], 3
+
+
+def only_a_constant(x):
+    return 3
+
+
+def reads_only_its_second_argument(x, y):
+    return y.sin()
+
+
+@case(CASES, call(grad_input((2, 3)), T(2, 3)), call(grad_input((2, 3)), T(2, 3)), fullgraph=True)
+def checkpointed_function_returning_constants_among_tensors(x, y):
+    (a, (two, nothing, text), b), three = checkpoint(tensor_and_constants, x, y, use_reentrant=False)
+    return a * two + b * three, nothing, text
+
+
+@case(CASES, call(grad_input((2, 3))), fullgraph=True)
+def checkpointed_function_returning_only_a_constant(x):
+    return x * checkpoint(only_a_constant, x, use_reentrant=False)
+
+
+@case(CASES, call(grad_input((2, 3)), grad_input((2, 3))), fullgraph=True)
+def checkpointed_function_ignoring_a_tensor_argument(x, y):
+    return checkpoint(reads_only_its_second_argument, x, y, use_reentrant=False) + 1
+
+
 test_checkpoint = parametrize(CASES)
 
 

@@ -110,4 +110,74 @@ def test_deepcopy_keeps_a_symbolic_float_without_a_break():
     assert out[1:] == expected[1:]
 
 
+# ---- torch.func.vmap over a symbolic batch size: functorch's switches take the size symbol, as Dynamo's ----
+@case(CASES, call(T(3, 4), T(4)), call(T(5, 4), T(4)), compiles="C.", dynamic=True, fullgraph=True,
+      same_placeholders=True)
+def vmap_over_a_symbolic_batch_size(x, w):
+    return torch.func.vmap(lambda r: (r * w).sum())(x)
+
+
+@case(CASES, call(T(3, 4), T(3)), call(T(5, 4), T(5)), call(T(6, 4), T(6)), compiles="CC.", dynamic=None,
+      fullgraph=True, same_placeholders=True)
+def vmap_of_two_batched_arguments_after_a_recompile(x, y):
+    return torch.func.vmap(lambda a, b: a.sin() * b, in_dims=(0, 0))(x, y)
+
+
+# ---- all()/any() of symbolic bools decide each with a guard, as an `if` does (Dynamo's polyfill) ---------
+@case(CASES, call(T(3, 4)), call(T(5, 6)), call(T(1, 4)), compiles="C.C", dynamic=True)
+def any_and_all_over_symbolic_sizes(x):
+    big = all(d > 1 for d in x.shape)
+    return (x * 2 if big else x - 1), any([x.shape[0] == 1, x.shape[1] > 100]), all(())
+
+
+# ---- a lazy argument a closure holds is realized (a graph input) where Dynamo realizes it: when a function
+# made in the trace is called (Dynamo rebuilds it, reading its cells), or its cell is read -------------------
+@case(CASES, call(T(3, 4), T(4)), call(T(5, 6), T(6)), compiles="C.", dynamic=True, same_placeholders=True)
+def closure_argument_realized_at_the_call(x, w):
+    scale = lambda r: (r + 1) * w  # noqa: E731
+    return scale(x)
+
+
+@case(CASES, call(T(3, 4), T(4)), call(T(5, 6), T(6)), compiles="C.", dynamic=True, same_placeholders=True)
+def own_cell_realized_where_it_is_read(x, w):
+    keep = lambda: w  # noqa: E731
+    y = w
+    return x * y, keep() is w
+
+
+# ---- a number argument returned as it is: Dynamo's check of the returned value's kind realizes it (a value
+# guard, so automatic dynamic makes it symbolic at the second value); a str or bool keeps a type guard -------
+def _add_one_and_return(x, n):
+    x.add_(1)
+    return n
+
+
+for _dynamic, _compiles in ((None, "CC.."), (False, "CCCC")):
+    for _values in ((1, 2, 3, 4), (1.5, 2.5, 3.5, 4.5)):
+        case(CASES, *(call(T(3), v) for v in _values), compiles=_compiles, dynamic=_dynamic,
+             name=f"returned_{type(_values[0]).__name__}_dynamic_{_dynamic}")(_add_one_and_return)
+
+
+for _values in (("a", "b", "c"), (True, False, True)):
+    case(CASES, *(call(T(3), v) for v in _values), compiles="C..", dynamic=False,
+         name=f"returned_{type(_values[0]).__name__}_keeps_a_type_guard")(_add_one_and_return)
+
+
+# ---- a tensor attribute of an object from outside is a graph input where an op first uses it (Dynamo's lazy
+# attribute): Wav2Vec2's resume function reads `outputs.last_hidden_state`, and its projector's parameters
+# are lifted before it -------------------------------------------------------------------------------------
+class Outputs:
+    def __init__(self, hidden):
+        self.last_hidden_state = hidden
+
+
+projector = torch.nn.Linear(4, 2)
+
+
+@case(CASES, call(Outputs(T(3, 4))), call(Outputs(T(5, 4))), compiles="C.", dynamic=True, same_placeholders=True)
+def tensor_attribute_realized_where_an_op_uses_it(outputs):
+    hidden = outputs.last_hidden_state
+    return projector(hidden).mean(dim=1)
+
+
 test_dynamic_model_constructs = parametrize(CASES)

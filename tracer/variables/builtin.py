@@ -231,19 +231,18 @@ class BuiltinVariable(VariableTracker):
         return total
 
     def _all_any(self, tx, obj, combine):
-        if isinstance(obj, GeneratorVariable):  # stops at the first decisive item, as all()/any() do
-            decisive = combine is any
+        """Each item's truth in turn, up to the first decisive one, as all()/any() and Dynamo's polyfill
+        do: a symbolic bool is decided with a guard as an `if` decides it; a tensor's truth breaks."""
+        decisive = combine is any
+        if isinstance(obj, GeneratorVariable):
             while (step := obj.next_item(tx)) is not None:
-                item = step[0].realize()
-                if not item.is_python_constant():
-                    raise Unsupported(f"{combine.__name__}() over a generator of {item.describe()}")
-                if bool(item.as_python_constant()) is decisive:
+                if step[0].realize().truth(tx) is decisive:
                     return ConstantVariable(decisive)
             return ConstantVariable(not decisive)
-        items = [i.realize() for i in self._sequence(tx, obj)]
-        if all(i.is_python_constant() for i in items):
-            return ConstantVariable(combine(i.as_python_constant() for i in items))
-        return None
+        for item in self._sequence(tx, obj):
+            if item.realize().truth(tx) is decisive:
+                return ConstantVariable(decisive)
+        return ConstantVariable(not decisive)
 
     def call_all(self, tx, obj):
         return self._all_any(tx, obj, all)

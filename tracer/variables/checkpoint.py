@@ -17,6 +17,7 @@ from torch._higher_order_ops.wrap import TagActivationCheckpoint, tag_activation
 from torch.utils.checkpoint import noop_context_fn
 
 from ..exc import Unsupported
+from .constant import ConstantVariable
 from .lists import ListVariable, TupleVariable
 from .subgraph import add_call_node, lift_outer_nodes, tensor_node, trace_body
 
@@ -51,30 +52,38 @@ def _constant_option(name: str, value):
 
 
 def _traced_body(tx, fn, fn_args: list, fn_kwargs: dict):
-    """fn traced into a graph whose inputs are the tensor arguments, then what it reads from
-    outside: (the graph, the main graph's nodes it takes, fn's result)."""
+    """fn traced into a graph whose inputs are the tensor arguments it uses (Dynamo drops the others),
+    then what it reads from outside: (the graph, the main graph's nodes it takes, fn's result)."""
     body = torch.fx.Graph()
-    inputs, body_args, last = [], [], None
+    arguments, body_args = [], []  # (body placeholder, main graph node) per tensor argument
     for arg in fn_args:
         node = tensor_node(arg.realize())
         if node is None:
             body_args.append(arg)
             continue
-        last = body.placeholder(f"arg_{len(inputs)}")
-        last.meta["example_value"] = node.meta["example_value"]
-        inputs.append(node)
-        body_args.append(replace(arg.realize(), node=last, source=None))
+        placeholder = body.placeholder(f"arg_{len(arguments)}")
+        placeholder.meta["example_value"] = node.meta["example_value"]
+        arguments.append((placeholder, node))
+        body_args.append(replace(arg.realize(), node=placeholder, source=None))
     result = trace_body(tx, body, fn, body_args, fn_kwargs, "a checkpointed function")
     body.output(tuple(tensor_node(t) for t in _flat_tensors(result)))
-    return body, inputs + lift_outer_nodes(body, last), result
+    for placeholder, _ in arguments:
+        if not placeholder.users:
+            body.erase_node(placeholder)
+    used = [(placeholder, node) for placeholder, node in arguments if placeholder.users]
+    last = used[-1][0] if used else None
+    return body, [node for _, node in used] + lift_outer_nodes(body, last), result
 
 
 def _flat_tensors(result) -> list:
-    """The tensors of a result that is a tensor or (nested) tuples and lists of them."""
+    """The tensors of a result that is a tensor, a constant, or (nested) tuples and lists of them: the
+    body's outputs (a constant stays out of the graph and is rebuilt as it is, as Dynamo's)."""
     if tensor_node(result) is not None:
         return [result]
     if isinstance(result, (TupleVariable, ListVariable)):
         return [t for item in result.items for t in _flat_tensors(item.realize())]
+    if isinstance(result, ConstantVariable):
+        return []
     raise Unsupported(f"a checkpointed function returning {result.describe()}")
 
 
@@ -82,4 +91,6 @@ def _rebuilt(result, items):
     """`result`'s structure again, each tensor the op's item in order."""
     if tensor_node(result) is not None:
         return next(items)
+    if isinstance(result, ConstantVariable):
+        return result
     return type(result)(tuple(_rebuilt(item.realize(), items) for item in result.items))

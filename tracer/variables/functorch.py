@@ -19,6 +19,7 @@ from torch.autograd import forward_ad
 from ..exc import Unsupported
 from .constant import ConstantVariable
 from .subgraph import add_call_node
+from .sym import SymNodeVariable
 
 
 # The calls that change functorch's (or autograd's) global state: a node each, answered now.
@@ -75,13 +76,25 @@ def _constants(args, kwargs, fn):
     return [a.as_python_constant() for a in args], {k: v.as_python_constant() for k, v in kwargs.items()}
 
 
+def _switch_arguments(args, kwargs, fn):
+    """The switch's arguments to run it with and to record: constants, and a symbolic size (a vmap's
+    batch size under dynamic shapes), run with its SymInt and recorded as its node, as Dynamo does."""
+    symbolic = [i for i, a in enumerate(args) if isinstance(a, SymNodeVariable)]
+    values, keywords = _constants([ConstantVariable(None) if i in symbolic else a for i, a in enumerate(args)],
+                                  kwargs, fn)
+    run, recorded = list(values), list(values)
+    for i in symbolic:
+        run[i], recorded[i] = args[i].value, args[i].as_proxy()
+    return run, tuple(recorded), keywords
+
+
 def call_state_switch(tx, fn, args, kwargs):
     """A functorch switch: run now (so the fakes traced after it see it), a node in the graph."""
-    values, keywords = _constants(args, kwargs, fn)
+    values, recorded_args, keywords = _switch_arguments(args, kwargs, fn)
     _remember_state(tx)
     target, recorded = (fn, keywords) if fn not in _RECORDED_AS else _RECORDED_AS[fn](keywords)
     answer = fn(*values, **keywords)
-    add_call_node(tx, target, tuple(values), recorded, answer)
+    add_call_node(tx, target, recorded_args, recorded, answer)
     return ConstantVariable(answer)
 
 

@@ -421,8 +421,11 @@ class UserDefinedObjectVariable(VariableTracker):
         attr = _instance_lookup(cls, name)
         is_data_descriptor = hasattr(type(attr), "__set__") and not isinstance(attr, (types.FunctionType,))
         if name in instance_dict and not is_data_descriptor:
-            value = instance_dict[name]  # a number or str: guarded on first use, so one only returned is not
-            return VariableTracker.build(tx, value, source, lazy=source is not None and type(value) in _LAZY_TYPES)
+            value = instance_dict[name]  # a number or str: guarded on first use, so one only returned is not;
+            # a tensor: a graph input where an op first uses it, as Dynamo's lazy attribute (Wav2Vec2's resume
+            # function reads `outputs.last_hidden_state`, then its projector's parameters, then uses it)
+            lazy = source is not None and (type(value) in _LAZY_TYPES or isinstance(value, torch.Tensor))
+            return VariableTracker.build(tx, value, source, lazy=lazy)
         recorded = recorded_class_attr(tx, cls, name)
         if recorded is not None:
             self._guard_not_in_instance_dict(tx, name)
