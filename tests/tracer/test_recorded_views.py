@@ -105,6 +105,19 @@ def test_continue_reads_little_beyond_the_breakpoint():
     assert nav.continue_() == len(timeline) - 1 and timeline.snapshots.made == len(timeline) - 1  # all but 0
 
 
+def test_a_walk_reads_in_batches_that_double_from_four():
+    timeline = recorded(long_loop, torch.ones(2))
+    walk = timeline.snapshots.walk(0)
+    next(walk)
+    assert timeline.snapshots.made == 4  # a step over made only the first batch
+    for _ in range(4):
+        next(walk)
+    assert timeline.snapshots.made == 4 + 8
+    back = timeline.snapshots.walk(len(timeline) - 1, -1)
+    next(back)
+    assert timeline.snapshots.made == 4 + 8 + 4
+
+
 def long_loop(x):
     acc = 0
     for i in range(300):
