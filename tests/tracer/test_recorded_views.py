@@ -6,6 +6,7 @@ at step r looks lazy in every snapshot before r and realized from r on, in a
 local, on the stack, inside a container and in a paused caller's frame.
 """
 import dataclasses
+import dis
 
 import torch
 from hypothesis import given, settings, strategies as st
@@ -151,6 +152,21 @@ def test_a_view_shows_kind_text_type_source_node_constant_and_64_children():
     assert (many.kind, many.python_type, len(many.children)) == ("ListVariable", "list", 64)
     assert [label for label, _ in many.children] == [str(i) for i in range(64)]
     assert all(view is seen["a"] for _, view in many.children)  # one tracker: one view
+
+
+def test_each_frame_shows_its_instruction_as_dis_reads_it():
+    timeline = recorded()
+    for snapshot in timeline.snapshots:
+        for depth, frame in enumerate(snapshot.frames):
+            code = timeline.codes[frame.code_key]
+            ((index, inst),) = [(i, inst) for i, inst in enumerate(dis.get_instructions(code))
+                                if inst.offset == frame.offset]
+            assert (frame.function, frame.filename, frame.first_line, frame.depth) == \
+                (code.co_name, code.co_filename, code.co_firstlineno, depth)
+            assert (frame.opname, frame.argrepr, frame.columns) == \
+                (inst.opname, inst.argrepr, (inst.positions.col_offset, inst.positions.end_col_offset))
+            assert frame.line == inst.positions.lineno and frame.index == index
+    assert {f.function for s in timeline.snapshots for f in s.frames} == {"packs", "helper"}
 
 
 def test_a_walk_reads_in_batches_that_double_from_four():
