@@ -247,3 +247,8 @@ def test_a_call_again_names_its_hit_once_the_call_log_is_full(tmp_path):
     assert len(twice.calls) == twice.calls.maxlen
     outcome = session.call_again(twice)
     assert (outcome.compiled, outcome.hit) == (False, "0/0")
+
+
+def test_a_run_with_a_timeout_waits_for_a_script_that_ends_in_time(tmp_path):
+    session = Session(script(tmp_path, "import time\ntime.sleep(0.3)\nprint('done')\n")).run(timeout=60)
+    assert (session.error, session.stdout, session.running) == (None, "done\n", False)
