@@ -185,6 +185,11 @@ EQUIVALENT: dict[str, str] = {
         "every move scans with a step of 1 or -1, never 0",
     "tracer.debug.navigation.xǁNavigatorǁ_hits_breakpoint__mutmut_1": "stop = None for False: its only "
         "reader, _scan, tests the answer for truth, and None is as false",
+    # ---- tracer/debug/ session, recorder, timeline, view_cache, views (mutate7) ----
+    "tracer.debug.session.xǁSessionǁcall_again__mutmut_2[35]": "None (or nothing) as the default start of "
+        "a frame's new compile events: a slice from None starts at 0, as the original's 0 does",
+    "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
+        "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----
     "tracer.guards.native.xǁNativeGuardsǁ_frame_leaf__mutmut_6": "a shape guard that raises passes instead "
         "of failing: it raises only when an input it sizes is no tensor, and then that input's own "

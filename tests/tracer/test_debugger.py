@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import tracer
-from tracer.debug import (LineBreakpoint, Navigator, OffsetBreakpoint, OpcodeBreakpoint, Session, TraceEnd,
+from tracer.debug import (LineBreakpoint, Navigator, OffsetBreakpoint, OpcodeBreakpoint, Recorder, Session, TraceEnd,
                           depth_exceeds, graph_break, guard_installed_on, record, top_is_tensor)
 
 
@@ -172,7 +172,8 @@ def test_graph_break_condition_and_restart_attempts():
         assert stop.event.startswith("graph break: print()") and stop.event_kinds == ("graph_break",)
         assert bp.hits == 1
         assert [s.step for s in timeline.snapshots if s.event] == [stop.step]
-        assert [e.step for e in timeline.events if e.kind == "graph_break"] == [stop.step]
+        assert [(e.step, e.text) for e in timeline.events if e.kind == "graph_break"] == \
+            [(stop.step, stop.event.removeprefix("graph break: "))]
         logpoint = graph_break()
         logpoint.log_message = "{opname} at line {line}"
         nav = Navigator(timeline, [logpoint])
@@ -180,6 +181,22 @@ def test_graph_break_condition_and_restart_attempts():
         assert nav.log == [f"CALL at line {print_line}"]
     resumed = [t for t in recorder.timelines if t.frame.startswith("torch_dynamo_resume")]
     assert resumed and not any(s.event for s in resumed[0].snapshots), "the resume's trace starts clean"
+
+
+def test_a_recorder_that_keeps_no_steps_still_records_each_traces_events():
+    def f(x):
+        y = x + 1
+        print("io")
+        return y
+
+    opt = tracer.compile(f)
+    recorder = record(opt, Recorder(max_steps=0))
+    opt(torch.ones(2))
+    first = recorder.timelines[0]
+    assert len(first) == 0 and first.ending == TraceEnd.RESTARTING
+    breaks = [(e.step, e.kind, e.text) for e in first.events if e.kind == "graph_break"]
+    assert len(breaks) == 1 and breaks[0][:2] == (0, "graph_break")  # no step shows it: the trace's own
+    assert breaks[0][2].startswith("print() has a side effect outside the graph")
 
 
 def _helper_that_breaks(x):

@@ -2,6 +2,7 @@
 only the script's frames), the compiled functions found by name, the guarded globals, predictions with new
 shapes, and the running state of a script that has not started or has finished."""
 import os
+import sys
 import textwrap
 
 import pytest
@@ -181,3 +182,73 @@ def test_a_directory_is_not_a_script(tmp_path):
         Session(str(tmp_path))
     with pytest.raises(tracer.UserError, match=rf"^no such script: {tmp_path}/none.py$"):
         Session(str(tmp_path / "none.py"))
+
+
+def test_each_module_namespace_has_its_own_editor(tmp_path):
+    helper = script(tmp_path, "import torch\nscale = 3\n\n@torch.compile\ndef scaled(x):\n    return x * scale\n",
+                    "editor_helper.py")
+    main = script(tmp_path, f"import sys\nsys.path.insert(0, {os.path.dirname(helper)!r})\nimport torch\n"
+                            "import editor_helper\nscale = 2\n\n@torch.compile\ndef mine(x):\n    return x * scale\n\n"
+                            "mine(torch.ones(2))\neditor_helper.scaled(torch.ones(2))\n")
+    tracer.reset()
+    session = Session(main).run()
+    mine, theirs = session.find("mine"), session.find("scaled")
+    assert session.editor(mine) is not session.editor(theirs)
+    assert session.editor(mine).globals is mine.fn.__globals__ and session.editor(theirs).get("scale") == 3
+    session.editor(theirs).set("scale", 5)
+    assert session.call_again(theirs).result.tolist() == [5.0, 5.0]
+    assert session.call_again(mine).result.tolist() == [2.0, 2.0]
+    sys.modules.pop("editor_helper", None)
+
+
+def test_a_call_again_that_compiles_only_a_new_frame_is_a_compile_numbered_by_the_session(tmp_path):
+    body = """
+        import torch
+
+        @torch.compile
+        def branchy(x, scale=1):
+            y = x * scale
+            if y.sum() > 0:
+                return y + 1
+            print("negative")  # a break in the other branch: a frame made and compiled by the call again
+            return y - 1
+
+        x = torch.ones(2)
+        branchy(x, scale=3)
+        x.mul_(-1)  # the last call's tensor, now negative: the other branch's resume function runs next
+    """
+    tracer.reset()
+    session = Session(script(tmp_path, body)).run()
+    branchy = session.find("branchy")
+    outcome = session.call_again(branchy)
+    assert outcome.result.tolist() == [-4.0, -4.0]  # the keyword argument passed again
+    assert [(e.kind, e.compile_id) for e in outcome.events] == [("compile", "2/0"), ("graph_break", "2/0"),
+                                                                ("compile", "3/0")]  # numbered by the session
+    assert outcome.compiled and outcome.hit is None and outcome.stdout == "negative\n"
+    again = session.call_again(branchy)
+    assert (again.compiled, again.hit, again.events) == (False, "0/0", [])
+
+
+def test_a_call_again_names_its_hit_once_the_call_log_is_full(tmp_path):
+    body = """
+        import torch
+
+        @torch.compile
+        def twice(x):
+            return x * 2
+
+        x = torch.ones(2)
+        for _ in range(10_001):  # more calls than the function's log keeps
+            twice(x)
+    """
+    tracer.reset()
+    session = Session(script(tmp_path, body)).run()
+    twice = session.find("twice")
+    assert len(twice.calls) == twice.calls.maxlen
+    outcome = session.call_again(twice)
+    assert (outcome.compiled, outcome.hit) == (False, "0/0")
+
+
+def test_a_run_with_a_timeout_waits_for_a_script_that_ends_in_time(tmp_path):
+    session = Session(script(tmp_path, "import time\ntime.sleep(0.3)\nprint('done')\n")).run(timeout=60)
+    assert (session.error, session.stdout, session.running) == (None, "done\n", False)

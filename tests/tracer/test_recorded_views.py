@@ -6,12 +6,13 @@ at step r looks lazy in every snapshot before r and realized from r on, in a
 local, on the stack, inside a container and in a paused caller's frame.
 """
 import dataclasses
+import dis
 
 import torch
 from hypothesis import given, settings, strategies as st
 
 import tracer
-from tracer.debug import Navigator, OpcodeBreakpoint, record
+from tracer.debug import Navigator, OpcodeBreakpoint, TrackerView, record
 from tracer.variables.base import VariableTracker
 
 
@@ -103,6 +104,82 @@ def test_continue_reads_little_beyond_the_breakpoint():
     assert nav.continue_() > stop and nav.reverse_continue() == stop
     nav.breakpoints[:] = [OpcodeBreakpoint(opname="RETURN_VALUE")]
     assert nav.continue_() == len(timeline) - 1 and timeline.snapshots.made == len(timeline) - 1  # all but 0
+
+
+def nests(x, n):
+    deep = [[[[[n]]]]]  # noqa: F841 - read by the test, in the snapshots: the shell five levels down
+    m = n + 1
+    return x + m
+
+
+def _innermost(view):
+    while view.children:
+        view = view.children[0][1]
+    return view
+
+
+def test_a_shell_deep_in_a_container_is_realized_in_its_view_whatever_is_read_first():
+    timeline = recorded(nests, torch.ones(2), 3)
+    early = next(s for s in timeline.snapshots if "deep" in dict(s.frame.locals))  # read first, n still lazy
+    assert _innermost(dict(early.frame.locals)["deep"]).lazy
+    last = dict(timeline.snapshots[-1].frame.locals)
+    assert not last["n"].lazy and _innermost(last["deep"]) is last["n"]  # the same view as the local's
+
+
+def views(x, n):
+    a = 1
+    b = 1.0
+    c = True
+    s = "s" * 100  # noqa: F841 - the locals are what the test reads
+    many = [a] * 70  # noqa: F841
+    pair = (x, n)  # noqa: F841
+    return x + a + b + c
+
+
+def test_a_view_shows_kind_text_type_source_node_constant_and_64_children():
+    timeline = recorded(views, torch.ones(2), 3)
+    seen = dict(timeline.snapshots[-1].frame.locals)
+    x = TrackerView("TensorVariable", "l_x_: float32[2]", "Tensor", "L['x']", "l_x_", None, False)
+    n = TrackerView("LazyVariableTracker", "lazy int L['n']", "int", "L['n']", None, None, True)
+    assert (seen["x"], seen["n"]) == (x, n)
+    assert [(seen[k].text, seen[k].python_type, seen[k].constant) for k in "abc"] == \
+        [("1", "int", "1"), ("1.0", "float", "1.0"), ("True", "bool", "True")]  # 1, 1.0 and True apart
+    assert seen["a"] == TrackerView("ConstantVariable", "1", "int", None, None, "1", False)
+    assert seen["s"].constant == repr("s" * 100)[:80] and seen["s"].kind == "ConstantVariable"
+    assert seen["pair"] == TrackerView("TupleVariable", "(l_x_: float32[2], lazy int L['n'])", "tuple", None,
+                                       None, None, False, (("0", x), ("1", n)))
+    many = seen["many"]
+    assert (many.kind, many.python_type, len(many.children)) == ("ListVariable", "list", 64)
+    assert [label for label, _ in many.children] == [str(i) for i in range(64)]
+    assert all(view is seen["a"] for _, view in many.children)  # one tracker: one view
+
+
+def test_each_frame_shows_its_instruction_as_dis_reads_it():
+    timeline = recorded()
+    for snapshot in timeline.snapshots:
+        for depth, frame in enumerate(snapshot.frames):
+            code = timeline.codes[frame.code_key]
+            ((index, inst),) = [(i, inst) for i, inst in enumerate(dis.get_instructions(code))
+                                if inst.offset == frame.offset]
+            assert (frame.function, frame.filename, frame.first_line, frame.depth) == \
+                (code.co_name, code.co_filename, code.co_firstlineno, depth)
+            assert (frame.opname, frame.argrepr, frame.columns) == \
+                (inst.opname, inst.argrepr, (inst.positions.col_offset, inst.positions.end_col_offset))
+            assert frame.line == inst.positions.lineno and frame.index == index
+    assert {f.function for s in timeline.snapshots for f in s.frames} == {"packs", "helper"}
+
+
+def test_a_walk_reads_in_batches_that_double_from_four():
+    timeline = recorded(long_loop, torch.ones(2))
+    walk = timeline.snapshots.walk(0)
+    next(walk)
+    assert timeline.snapshots.made == 4  # a step over made only the first batch
+    for _ in range(4):
+        next(walk)
+    assert timeline.snapshots.made == 4 + 8
+    back = timeline.snapshots.walk(len(timeline) - 1, -1)
+    next(back)
+    assert timeline.snapshots.made == 4 + 8 + 4
 
 
 def long_loop(x):

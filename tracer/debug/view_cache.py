@@ -32,7 +32,8 @@ assert [f.name for f in fields(Snapshot)] == ["step", "frames", "guard_count", "
 _new = object.__new__
 _set_dict = object.__setattr__  # (view, "__dict__", fields): frozen classes refuse their own setattr
 
-_VIEW_DEPTH, _VIEW_CHILDREN = 4, 64  # how much of a container's tree a view shows
+_VIEW_CHILDREN = 64  # how many of a container's children a view shows (at every depth: a child's view is
+# its own shared view, whole, so the shells a view shows are found at every depth too)
 
 
 def _like(view, **changes):
@@ -113,14 +114,13 @@ class ViewCache:
             return known[0]
         found: list = []
 
-        def walk(t, depth):
+        def walk(t):
             if isinstance(t, LazyVariableTracker):
                 found.append(t)
-            if depth < _VIEW_DEPTH:
-                for _, child in t.children()[:_VIEW_CHILDREN]:
-                    walk(child, depth + 1)
+            for _, child in t.children()[:_VIEW_CHILDREN]:
+                walk(child)
 
-        walk(tracker, 0)
+        walk(tracker)
         shells = tuple(found)
         self._shells[tracker] = (shells, count)
         return shells
@@ -147,7 +147,7 @@ class ViewCache:
         self.settled[tracker] = view
         return view
 
-    def _make(self, tracker, step: int, depth: int = 0) -> TrackerView:
+    def _make(self, tracker, step: int) -> TrackerView:
         source = tracker.source.name() if tracker.source is not None else None
         if isinstance(tracker, LazyVariableTracker):
             if self.realizations.lazy_at(tracker, step):
@@ -156,11 +156,9 @@ class ViewCache:
             tracker = tracker.peek()  # realized by this step, so realized now
         node = getattr(tracker, "node", None)
         constant = _constant_text(tracker.value) if type(tracker) is ConstantVariable else None
-        children = ()
-        if depth < _VIEW_DEPTH:
-            labelled = tracker.children()
-            if labelled:
-                children = tuple((label, self.view(child, step)) for label, child in labelled[:_VIEW_CHILDREN])
+        labelled = tracker.children()
+        children = tuple((label, self.view(child, step)) for label, child in labelled[:_VIEW_CHILDREN]) \
+            if labelled else ()
         try:
             python_type = tracker.python_type().__name__
         except Exception:  # noqa: BLE001 - a user's type may refuse python_type(); the view still draws
