@@ -398,3 +398,66 @@ def contextmanager_made_inside_alive_at_a_break(x):
 
 
 test_contextmanager_inside_breaks = parametrize_breaks(CM_BREAKS)
+
+
+# ---- a decorator applied inside a checkpointed body: what the body writes on what it made is its own ----
+
+BODY_CASES: list = []
+
+
+def grad_input(*shape):
+    return T(*shape).requires_grad_()
+
+
+def decorates_inside(y):
+    @counting
+    def inner(z):
+        return z.sin()
+    return inner(y) * inner.calls
+
+
+class Box:
+    def __init__(self):
+        self.n = 0
+
+
+def writes_on_an_object_it_made(y):
+    box = Box()
+    box.n += 2
+    return y * box.n
+
+
+@case(BODY_CASES, call(grad_input(3)), fullgraph=True)
+def checkpointed_body_applying_a_decorator(x):
+    return torch.utils.checkpoint.checkpoint(decorates_inside, x, use_reentrant=False) + 1
+
+
+@case(BODY_CASES, call(grad_input(3)), fullgraph=True)
+def checkpointed_body_writing_on_an_object_it_made(x):
+    return torch.utils.checkpoint.checkpoint(writes_on_an_object_it_made, x, use_reentrant=False).cos()
+
+
+test_bodies = parametrize(BODY_CASES)
+
+
+def make_bump():
+    k = 0
+
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+    return bump
+
+
+BUMP = make_bump()
+
+
+def test_a_body_assigning_an_outside_closures_cell_first_met_there_still_has_a_side_effect():
+    """The cell's tracker is made in the body, but the cell is the outside closure's: not the body's own."""
+    def f(x):
+        return torch.utils.checkpoint.checkpoint(lambda y: y * BUMP(), x, use_reentrant=False)
+
+    tracer.reset()
+    with pytest.raises(tracer.Unsupported, match="a checkpointed function with side effects"):
+        tracer.compile(f, fullgraph=True)(grad_input(3))
