@@ -30,7 +30,8 @@ from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functional import LazyIteratorVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.mapping_proxy import MappingProxyVariable
-from .variables.object_protocol import builtin_base
+from .variables.object_protocol import InstanceDictVariable, builtin_base
+from .variables.function_attrs import DictEntry
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable,
                               TupleVariable, key_tracker, make_named_tuple)
@@ -273,6 +274,9 @@ class PyCodegen:
         elif isinstance(var, GetAttrVariable):
             self.reconstruct(var.obj)
             self.load_attr(var.name)
+        elif isinstance(var, InstanceDictVariable):  # the rebuilt object's own __dict__
+            self.reconstruct(var.obj)
+            self.load_attr("__dict__")
         elif isinstance(var, MappingProxyVariable) and var.source is None:
             self.call(types.MappingProxyType, lambda: self.reconstruct(var.dict_var), 1)
         elif isinstance(var, DictViewVariable):
@@ -493,7 +497,12 @@ class PyCodegen:
         for name, value in {**attrs, **self.side_effects.attrs.get(key, {})}.items():
             self.reconstruct(value)
             self.load(temp)
-            self.emit("STORE_ATTR", name)
+            if isinstance(name, DictEntry):  # an entry of its __dict__ named as a slot: fn.__dict__[name] = value
+                self.load_attr("__dict__")
+                self.load_const(name.name)
+                self.emit("STORE_SUBSCR")
+            else:
+                self.emit("STORE_ATTR", name)
 
     def _tuple_or_none(self, items, push) -> None:
         if not items:

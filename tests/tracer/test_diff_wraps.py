@@ -141,6 +141,23 @@ def wraps_of_a_bound_method(x):
     return wrapper(x), wrapper.__name__, wrapper.__doc__, wrapper.__module__, wrapper.__wrapped__(x)
 
 
+@case(CASES, call(T(3)), fullgraph=True)
+def wraps_of_a_builtin_function(x):
+    # len has no __dict__ and no __annotations__: the AttributeErrors update_wrapper catches
+    wrapper = functools.wraps(len)(lambda s: len(s) * 2)
+    return x + wrapper([1, 2]), wrapper.__name__, wrapper.__doc__ == len.__doc__, wrapper.__wrapped__ is len
+
+
+class Tagged:
+    """A class a decorator wraps."""
+
+
+@case(CASES, call(T(3)), fullgraph=True)
+def wraps_of_a_class(x):
+    wrapper = functools.wraps(Tagged)(lambda: 2)
+    return x * wrapper(), wrapper.__name__, wrapper.__doc__, wrapper.__module__, wrapper.__wrapped__ is Tagged
+
+
 test_wraps = parametrize(CASES)
 
 AGAINST_EAGER: list = []
@@ -157,6 +174,24 @@ def a_wrappers_dict_holds_its_entries_only(x):
         return inner(y) * 2
     outer = functools.wraps(inner)(outer)
     return outer(x), sorted(outer.__dict__), dict(outer.__dict__)["tag"]
+
+
+@case(AGAINST_EAGER, call(T(3)), fullgraph=True)
+def wraps_of_a_class_copies_its_dict_entries_named_as_slots(x):
+    # the class's `__module__` and `__doc__` entries land in the wrapper's __dict__, not in its slots
+    # (Dynamo 2.13 answers the class's `__dict__` descriptor for the wrapper's)
+    wrapper = functools.wraps(Tagged)(lambda: 2)
+    wrapper.__dict__.pop("__dict__")
+    return x * wrapper(), wrapper.__name__, wrapper.__dict__["__module__"], wrapper.__module__, sorted(wrapper.__dict__)
+
+
+@case(AGAINST_EAGER, call(T(3)), fullgraph=True)
+def the_dict_of_a_function_made_in_the_trace_returned(x):
+    # Dynamo 2.13 returns an empty dict
+    def inner(y):
+        return y
+    inner.k = 2
+    return x * inner.k, vars(inner)
 
 
 test_wraps_against_eager = parametrize_against_eager(AGAINST_EAGER)
@@ -223,6 +258,19 @@ def test_a_wrapper_returned_is_rebuilt_with_its_attributes_and_equals_eager():
     torch.testing.assert_close(got(x), want(x))
     torch.testing.assert_close(got.__wrapped__(x, k=5), want.__wrapped__(x, k=5))
     assert got.calls == want.calls == 2
+
+
+def made_from_a_class_and_returned(x):
+    return x + 1, functools.wraps(Tagged)(lambda: 2)
+
+
+def test_a_wrapper_of_a_class_returned_keeps_the_entries_named_as_slots_in_its_dict():
+    tracer.reset()
+    _, got = tracer.compile(made_from_a_class_and_returned, fullgraph=True)(T(3))
+    _, want = made_from_a_class_and_returned(T(3))
+    assert list(got.__dict__) == list(want.__dict__) and got.__dict__["__module__"] == want.__dict__["__module__"]
+    assert (got.__name__, got.__qualname__, got.__doc__, got.__module__, got()) == \
+        (want.__name__, want.__qualname__, want.__doc__, want.__module__, 2)
 
 
 def test_assigning_what_a_function_is_called_with_breaks_naming_it():
@@ -350,3 +398,66 @@ def contextmanager_made_inside_alive_at_a_break(x):
 
 
 test_contextmanager_inside_breaks = parametrize_breaks(CM_BREAKS)
+
+
+# ---- a decorator applied inside a checkpointed body: what the body writes on what it made is its own ----
+
+BODY_CASES: list = []
+
+
+def grad_input(*shape):
+    return T(*shape).requires_grad_()
+
+
+def decorates_inside(y):
+    @counting
+    def inner(z):
+        return z.sin()
+    return inner(y) * inner.calls
+
+
+class Box:
+    def __init__(self):
+        self.n = 0
+
+
+def writes_on_an_object_it_made(y):
+    box = Box()
+    box.n += 2
+    return y * box.n
+
+
+@case(BODY_CASES, call(grad_input(3)), fullgraph=True)
+def checkpointed_body_applying_a_decorator(x):
+    return torch.utils.checkpoint.checkpoint(decorates_inside, x, use_reentrant=False) + 1
+
+
+@case(BODY_CASES, call(grad_input(3)), fullgraph=True)
+def checkpointed_body_writing_on_an_object_it_made(x):
+    return torch.utils.checkpoint.checkpoint(writes_on_an_object_it_made, x, use_reentrant=False).cos()
+
+
+test_bodies = parametrize(BODY_CASES)
+
+
+def make_bump():
+    k = 0
+
+    def bump():
+        nonlocal k
+        k += 1
+        return k
+    return bump
+
+
+BUMP = make_bump()
+
+
+def test_a_body_assigning_an_outside_closures_cell_first_met_there_still_has_a_side_effect():
+    """The cell's tracker is made in the body, but the cell is the outside closure's: not the body's own."""
+    def f(x):
+        return torch.utils.checkpoint.checkpoint(lambda y: y * BUMP(), x, use_reentrant=False)
+
+    tracer.reset()
+    with pytest.raises(tracer.Unsupported, match="a checkpointed function with side effects"):
+        tracer.compile(f, fullgraph=True)(grad_input(3))

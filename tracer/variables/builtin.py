@@ -31,6 +31,7 @@ from .operators import OperatorGetterVariable, apply_operator, realized
 from .sets import FrozensetVariable, SetVariable, unique_items
 from .sym import SymNodeVariable, sym_builtin
 from .tensor import TensorVariable
+from . import function_attrs
 from .user_functions import BaseUserFunctionVariable, UserMethodVariable
 
 # Every builtin function of the math module is pure: fold it on constant arguments.
@@ -111,6 +112,8 @@ class BuiltinVariable(VariableTracker):
     def var_getattr(self, tx, name):
         if name in NAME_ATTRIBUTES and isinstance(getattr(self.fn, name, None), str):
             return ConstantVariable(getattr(self.fn, name))  # dict.fromkeys.__name__, len.__qualname__
+        if name in function_attrs.WRAPS_READS and isinstance(self.fn, types.BuiltinFunctionType):
+            return function_attrs.read_now(tx, self.fn, name, f"builtin {self.fn.__name__}")  # functools.wraps(len)
         return super().var_getattr(tx, name)
 
     def call_function(self, tx, args, kwargs):

@@ -7,6 +7,7 @@ import torch
 
 from .. import trace_rules
 from ..exc import Unsupported, observed
+from . import function_attrs
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .decompositions import decompose_function
@@ -111,10 +112,6 @@ def _is_tensor(v) -> bool:
     return isinstance(v.realize(), TensorVariable)
 
 
-_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
-_WRAPS_READS = _NAMES | {"__annotations__", "__dict__", "__wrapped__", "__type_params__"}
-
-
 @dataclass(frozen=True, eq=False)
 class TorchFunctionVariable(VariableTracker):
     """A function from the torch namespace (torch.sin, torch.nn.functional.relu, ...)."""
@@ -170,12 +167,8 @@ class TorchFunctionVariable(VariableTracker):
     def var_getattr(self, tx, name):
         """What `functools.wraps` copies from a function: read from it now (torch's functions are
         fixed), a missing one an AttributeError the trace catches (a C function has no `__dict__`)."""
-        if name in _WRAPS_READS:
-            try:
-                value = getattr(self.fn, name)
-            except AttributeError as error:
-                raise observed(error, f"{self.short_repr()} has no attribute {name!r}") from error
-            return ConstantVariable(value) if name in _NAMES else VariableTracker.build(tx, value)
+        if name in function_attrs.WRAPS_READS:
+            return function_attrs.read_now(tx, self.fn, name, self.short_repr())
         raise Unsupported(f"attribute {name!r} of {self.short_repr()}")
 
     def short_repr(self) -> str:

@@ -12,17 +12,19 @@ from __future__ import annotations
 import torch
 
 from ..exc import Unsupported
+from .base import new_mutation_id
 
 
 def trace_body(tx, body: torch.fx.Graph, fn, args: list, kwargs: dict, what: str):
     """fn(*args, **kwargs) traced into `body`, whose placeholders the caller made (`args` are trackers
     pointing at them, or values the body bakes in): fn's result, realized."""
     output = tx.output
-    known = set(output.side_effects.attrs)
+    known, first_id = set(output.side_effects.attrs), new_mutation_id()
     effects, frames = _side_effect_state(output.side_effects), _frame_state(tx)
     with output.tracing_into(body):
         result = fn.realize().call_function(tx, args, kwargs).realize()
-    after = _side_effect_state(output.side_effects, exempt=_exceptions_chained_in_body(output.side_effects, known))
+    exempt = _exceptions_chained_in_body(output.side_effects, known) | _made_in_body(output.side_effects, first_id)
+    after = _side_effect_state(output.side_effects, exempt=exempt, first_id=first_id)
     if not _still(effects, after) or _frame_state(tx) != frames:
         raise Unsupported(f"{what} with side effects (it would run them later, not now)")
     return result
@@ -82,12 +84,25 @@ def _exceptions_chained_in_body(side_effects, known: set) -> set:
             and set(names) <= _CHAINING}
 
 
-def _side_effect_state(side_effects, exempt: set = frozenset()) -> list:
+def _made_in_body(side_effects, first_id: int) -> set:
+    """Objects and functions the body made (their ids come after `first_id`): what the body writes on
+    them is its own state, not a side effect (a decorator it applies sets `wrapper.calls`), as Dynamo
+    lets a body write on what it made; reaching the outside through a container, a cell or an object
+    from before is recorded there, and still counts."""
+    return {obj_id for obj_id in side_effects.attrs
+            if isinstance(obj_id, tuple) and obj_id[0] in ("new", "function") and obj_id[1] > first_id}
+
+
+def _side_effect_state(side_effects, exempt: set = frozenset(), first_id: int | None = None) -> list:
     """The mutations recorded, by identity, and the contents of the cells known so far: a body that
-    changes either has a side effect (`exempt`: attribute records of objects that do not count)."""
+    changes either has a side effect (`exempt`: attribute records of objects that do not count;
+    cells the trace made after `first_id`, the body's own, may be assigned)."""
     cells = {cell_id: id(value) for cell_id, value in side_effects.cells.items()}
     state = {name: getattr(side_effects, name) for name in _MUTATIONS}
     state["attrs"] = {k: v for k, v in state["attrs"].items() if k not in exempt}
+    if first_id is not None:  # a real cell (an outside closure's) first met in the body is not the body's own
+        real = {cell.cell_id for _, cell, _ in side_effects.real_cells.values()}
+        state["assigned_cells"] = {c for c in state["assigned_cells"] if c < first_id or c in real}
     return [_shallow(state[name]) for name in _MUTATIONS] + [cells]
 
 
