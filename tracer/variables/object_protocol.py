@@ -196,12 +196,16 @@ def new_instance(tx, cls_var, new_fn=None, args=(), kwargs=None):
     return obj
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+
+
 def check_buildable(cls: type) -> None:
     """Refuse the classes whose instances we cannot model (a C base with its own layout; __slots__
     are members the trace stores as attributes)."""
     modelled = _GENERIC_BASES if builtin_base(cls) is not None else (object,)
+    # C classes only: collections.UserDict, UserList and UserString are plain Python, their methods traced
     solid = [base for base in cls.__mro__ if base.__module__ in ("builtins", "collections", "_collections")
-             and base not in modelled and not issubclass(base, BaseException)]
+             and not base.__flags__ & _HEAPTYPE and base not in modelled and not issubclass(base, BaseException)]
     if solid:
         raise Unsupported(f"constructing {cls.__qualname__} objects (a subclass of the builtin "
                           f"{solid[0].__qualname__})")
