@@ -9,14 +9,17 @@ from outside is a key by its identity too, guarded by ID_MATCH once a key's answ
 import collections
 import functools
 
+import pytest
 import torch
 
+import tracer
 from differential import T, call, case, parametrize, parametrize_against_eager, set_global
 
 CASES: list = []
 AGAINST_EAGER: list = []  # where Dynamo 2.13 gives a wrong answer: compared with eager only
 
 Entry = collections.namedtuple("Entry", "fn n")
+X = T(3)
 SCALE = functools.partial(torch.mul, other=2)
 
 
@@ -59,3 +62,29 @@ def which_partial_from_outside_a_key_is_guarded(x):  # Dynamo: a stale False onc
 
 test_hashed_keys = parametrize(CASES)
 test_hashed_keys_against_eager = parametrize_against_eager(AGAINST_EAGER)
+
+
+class Point:
+    """A class with its own __hash__ and __eq__."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __hash__(self):
+        return hash(self.x)
+
+    def __eq__(self, other):
+        return isinstance(other, Point) and self.x == other.x
+
+
+def point_as_a_key(x):
+    return x + {Point(1): 2}[Point(1)]
+
+
+def test_an_object_with_its_own_hash_as_a_key_breaks_naming_its_class():
+    """Not yet traced (Dynamo traces __hash__, but compares keys by identity: a lookup by an equal
+    object raises KeyError there). Under fullgraph=True Standin raises naming the class; without it
+    the frame runs eagerly with eager's answer."""
+    with pytest.raises(tracer.Unsupported, match="a Point object as a set item or dict key"):
+        tracer.compile(point_as_a_key, fullgraph=True)(T(3))
+    torch.testing.assert_close(tracer.compile(point_as_a_key)(X), point_as_a_key(X))

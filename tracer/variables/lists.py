@@ -306,6 +306,17 @@ def _hashed_by_identity(item) -> bool:
         isinstance(item.value, torch.nn.Module)
 
 
+def _own_hash(item) -> str | None:
+    """The name of item's class when it is a user class with a __hash__ other than object's."""
+    try:
+        cls = item.python_type()
+    except Unsupported:
+        return None
+    if getattr(cls, "__module__", "builtins") == "builtins" or cls.__hash__ in (None, object.__hash__):
+        return None
+    return cls.__qualname__
+
+
 def hash_key(item: VariableTracker):
     """What a set or a dict tells an item apart by: a constant's value, a tensor's or an object's identity."""
     item = item.realize()
@@ -318,6 +329,10 @@ def hash_key(item: VariableTracker):
     if hasattr(item, "frozen_key") and not item.is_python_constant():  # a frozenset of tensors, by its items
         return item.frozen_key()
     if not item.is_python_constant():
+        own_hash = _own_hash(item)
+        if own_hash is not None:
+            raise Unsupported(f"a {own_hash} object as a set item or dict key: its class's own __hash__ "
+                              "is not traced")
         raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
     value = item.as_python_constant()
     try:
