@@ -280,7 +280,8 @@ def _build_module_or_wrapper(tx, value, source: Source):
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
         keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().read_entries()
         return FunctoolsPartialVariable(func, tuple(args), dict(keywords), flattens=not vars(value),
-                                        source=source)
+                                        partial_id=("outside", id(value)), source=source,
+                                        identity_guard=lambda: guard(source, "ID_MATCH", value))
     if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):
         # `LOG.append` handed over as a value (on a resume function's stack): a method of a container
         # we model; the bound method is a new object per read, so its owner and name are guarded

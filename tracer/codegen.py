@@ -120,6 +120,11 @@ _REFILLED_DICTS = (collections.OrderedDict, collections.defaultdict, collections
 def _refill(target, items):
     """A dict's or set's contents replaced in place, as they were at the end of the trace."""
     base = set if isinstance(target, set) else None
+    if isinstance(target, collections.OrderedDict):  # its own C methods, in the trace's order
+        collections.OrderedDict.clear(target)
+        for key, value in items.items():
+            collections.OrderedDict.__setitem__(target, key, value)
+        return
     if isinstance(target, dict) and not isinstance(target, _REFILLED_DICTS):
         base = dict
     if base is not None:  # the builtin's own C methods: a subclass's Python overrides already ran in the trace

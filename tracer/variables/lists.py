@@ -157,6 +157,13 @@ class TupleVariable(BaseListVariable):
     def python_type(self) -> type:
         return tuple
 
+    def frozen_key(self) -> "TupleKey":
+        """What a set or dict tells this tuple apart by, as an item or key: its items' keys (a partial
+        or a tensor inside by identity), equal to a tuple of the same items, as CPython's tuple hash."""
+        key = TupleKey(hash_key(item) for item in self.items)
+        key.tracker = self
+        return key
+
 
 def contains_in_order(items, needle: VariableTracker) -> bool:
     """`needle in seq` as CPython's list_contains: each item in order, `is` first, then `==`, the
@@ -262,6 +269,13 @@ class TensorKey:
         return f"<tensor {self.tracker.short_repr()}>"
 
 
+class TupleKey(tuple):
+    """A tuple holding what is no constant (a partial, a tensor) as a set item or dict key; it
+    remembers its tracker (a namedtuple's class with it), which iterating the set or dict gives back."""
+
+    tracker = None
+
+
 class ObjectKey:
     """An object hashed by identity (an nn.Module, a user object without its own __hash__/__eq__)
     as a set item or dict key."""
@@ -292,16 +306,33 @@ def _hashed_by_identity(item) -> bool:
         isinstance(item.value, torch.nn.Module)
 
 
+def _own_hash(item) -> str | None:
+    """The name of item's class when it is a user class with a __hash__ other than object's."""
+    try:
+        cls = item.python_type()
+    except Unsupported:
+        return None
+    if getattr(cls, "__module__", "builtins") == "builtins" or cls.__hash__ in (None, object.__hash__):
+        return None
+    return cls.__qualname__
+
+
 def hash_key(item: VariableTracker):
     """What a set or a dict tells an item apart by: a constant's value, a tensor's or an object's identity."""
     item = item.realize()
     if isinstance(item, TensorVariable):
         return TensorKey(item)
     if _hashed_by_identity(item):
+        if getattr(item, "identity_guard", None) is not None:  # one from outside: which object it is counts
+            item.identity_guard()
         return ObjectKey(item)
     if hasattr(item, "frozen_key") and not item.is_python_constant():  # a frozenset of tensors, by its items
         return item.frozen_key()
     if not item.is_python_constant():
+        own_hash = _own_hash(item)
+        if own_hash is not None:
+            raise Unsupported(f"a {own_hash} object as a set item or dict key: its class's own __hash__ "
+                              "is not traced")
         raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
     value = item.as_python_constant()
     try:
@@ -314,6 +345,8 @@ def hash_key(item: VariableTracker):
 def key_tracker(key) -> VariableTracker:
     """The tracker a set item or dict key stands for again (iterating, .keys(), rebuilding); a tuple
     key (`(device, dtype)`) comes back as the tuple it is, so it can be unpacked."""
+    if isinstance(key, TupleKey):
+        return key.tracker
     if type(key) is tuple:
         return TupleVariable(tuple(key_tracker(part) for part in key))
     if isinstance(key, frozenset) and getattr(key, "tracker", None) is not None:  # a frozenset of tensors

@@ -71,7 +71,8 @@ def is_generic_slot(fn) -> bool:
     if owner in CONTAINER_BASES:
         return owner.__dict__.get(name) is fn or getattr(owner, name, None) is fn
     return owner in _GENERIC_BASES and name in _SLOT_NAMES or owner is dict and name in _PLAIN_DICT_SLOTS or \
-        owner is object and name in _OBJECT_COMPARISONS
+        owner is object and name in _OBJECT_COMPARISONS or \
+        owner is collections.OrderedDict and name in _ORDERED_DICT_SLOTS
 
 
 _OBJECT_SLOTS = ("__getattribute__", "__setattr__", "__delattr__", "__new__", "__init__", "__init_subclass__")
@@ -81,6 +82,8 @@ _DICT_SLOTS = ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__l
 # dict's own, not OrderedDict's (whose order makes `==`, `|` and popitem answer differently)
 _PLAIN_DICT_SLOTS = frozenset({"clear", "popitem", "__or__", "__ior__", "__eq__", "__ne__"})
 _SLOT_NAMES = frozenset(_OBJECT_SLOTS + _DICT_SLOTS)
+# OrderedDict's own C methods, run on an OrderedDict subclass's items (kept as an OrderedDict's)
+_ORDERED_DICT_SLOTS = frozenset({"move_to_end", "popitem", "clear", "__eq__", "__ne__", "__or__", "__ior__"})
 _OBJECT_COMPARISONS = frozenset({"__eq__", "__ne__"})  # object's own: super().__ne__(other) reaches it
 
 
@@ -193,12 +196,16 @@ def new_instance(tx, cls_var, new_fn=None, args=(), kwargs=None):
     return obj
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+
+
 def check_buildable(cls: type) -> None:
     """Refuse the classes whose instances we cannot model (a C base with its own layout; __slots__
     are members the trace stores as attributes)."""
     modelled = _GENERIC_BASES if builtin_base(cls) is not None else (object,)
+    # C classes only: collections.UserDict, UserList and UserString are plain Python, their methods traced
     solid = [base for base in cls.__mro__ if base.__module__ in ("builtins", "collections", "_collections")
-             and base not in modelled and not issubclass(base, BaseException)]
+             and not base.__flags__ & _HEAPTYPE and base not in modelled and not issubclass(base, BaseException)]
     if solid:
         raise Unsupported(f"constructing {cls.__qualname__} objects (a subclass of the builtin "
                           f"{solid[0].__qualname__})")
@@ -269,9 +276,7 @@ def dict_base_call(tx, obj, name: str, args, kwargs):
     effects = tx.output.side_effects
     items = dict_items(tx, obj)
     if name not in _READS and not obj.is_new():
-        if dict_base(obj.python_type()) is not dict:
-            raise Unsupported(f"changing the items of {obj.describe()}, an OrderedDict subclass from outside")
-        effects.change_base_items(obj)  # replayed on the real object after the graph, by dict's own methods
+        effects.change_base_items(obj)  # replayed on the real object after the graph, by its base's C methods
     if name in ("__eq__", "__ne__", "__or__", "__ior__"):  # a dict subclass operand counts as its items
         args = [builtin_part(tx, a) or a for a in args]
     if name in ("__init__", "update"):
@@ -303,7 +308,8 @@ def dict_items(tx, obj) -> ConstDictVariable:
     effects = tx.output.side_effects
     items = effects.base_items.get(obj.identity())
     if items is None:
-        items = ConstDictVariable({}) if obj.is_new() else outside_items(tx, obj)
+        items = ConstDictVariable({}, dict_cls=dict_base(obj.python_type())) if obj.is_new() \
+            else outside_items(tx, obj)
         effects.store_base_items(obj, items)
     return items
 
@@ -315,10 +321,10 @@ def builtin_part(tx, var):
     if is_container_object(var):
         return base_items(tx, var)
     try:
-        plain_dict = hasattr(var, "is_new") and dict_base(var.python_type()) is dict
+        a_dict = hasattr(var, "is_new") and dict_base(var.python_type()) is not None
     except Unsupported:
         return None
-    return dict_items(tx, var) if plain_dict else None
+    return dict_items(tx, var) if a_dict else None
 
 
 def is_mapping_object(obj) -> bool:
@@ -356,7 +362,7 @@ def outside_items(tx, obj):
     entries = {key: VariableTracker.build(tx, dict.__getitem__(value, key), DictItemSource(obj.source, key), lazy=True)
                for key in cls.keys(value)}
     tx.output.install_guard(obj.source, "DICT_KEYS_MATCH", tuple(entries))
-    return ConstDictVariable(entries)
+    return ConstDictVariable(entries, dict_cls=dict_base(cls))
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..exc import observed
@@ -31,13 +32,12 @@ class FunctoolsPartialVariable(VariableTracker):
     keywords: dict = field(default_factory=dict)
     flattens: bool = True  # False for a partial from outside with an instance __dict__ (CPython keeps it)
 
-    partial_id: int = field(default_factory=lambda: next(_partial_ids))  # kept by every new version
+    partial_id: object = field(default_factory=lambda: next(_partial_ids))  # kept by every new version
+    # One from outside: its id is its partial_id (every tracker of it is one object); hashed as a key
+    # the trace's answer depends on which object it is, so this installs ID_MATCH on it.
+    identity_guard: Callable[[], None] | None = field(default=None, repr=False)
 
-    @property
-    def hashed_by_identity(self) -> bool:
-        """partial has no __hash__ or __eq__ of its own: one made in the trace is a dict key or set
-        item by its identity (one from outside is refused: two trackers could stand for it)."""
-        return self.source is None
+    hashed_by_identity = True  # partial has no __hash__ or __eq__ of its own: a key by its identity
 
     def identity(self):
         return ("partial", self.partial_id)
