@@ -109,6 +109,14 @@ class GradModeVariable(VariableTracker):
         return f"grad mode {'on' if self.target else 'off'} (was {'on' if self.initial else 'off'}{resumed})"
 
 
+def inactive_set_grad_enabled(mode: bool, prev: bool) -> torch.set_grad_enabled:
+    """A `torch.set_grad_enabled(mode)` object as one made where the mode was `prev`, made without
+    switching the mode again: what a graph break hands on for one the trace made and did not enter."""
+    context = torch.set_grad_enabled.__new__(torch.set_grad_enabled)
+    context.mode, context.prev = mode, prev
+    return context
+
+
 def _record(tx, fn, args: tuple) -> torch.fx.Node:
     """A node whose value is no tensor (a mode handle): added as is, nothing to compute on fakes."""
     output = tx.output
