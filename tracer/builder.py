@@ -42,6 +42,7 @@ from .variables.ctx_manager import (
     ContextFactoryVariable,
     GradModeVariable,
     NullContextVariable,
+    RESUMED_NULL,
     ResumedGradMode,
     ResumedSwitch,
     is_context_factory,
@@ -490,6 +491,8 @@ def build_sourceless(tx, value):
         return NNModuleVariable(value)
     if isinstance(value, ResumedGradMode):  # a resume function's prologue re-entering a with-block
         return GradModeVariable.resumed(value)
+    if value is RESUMED_NULL:  # a null block re-entered after a graph break inside it
+        return NullContextVariable()
     if isinstance(value, ResumedSwitch):  # an autocast / inference-mode block, not entered yet
         return value.kind(values=value.values)
     if is_generic_slot(value):

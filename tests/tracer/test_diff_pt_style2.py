@@ -149,6 +149,19 @@ def zero_argument_super_after_a_break(x):
     return SCALE.apply(x) + 2
 
 
+@break_case(BREAK_CASES, call(T(4)), call(T(4)), compiles="C.")
+def graph_break_inside_null_and_profiler_blocks(x):
+    # as PyTorch's test_torch_profiler: the resume function goes on inside both blocks
+    y = x * 2
+    with contextlib.nullcontext():
+        y = y + 1
+        with torch.profiler.record_function("region"):
+            z = y ** 3
+            z.tolist()  # a graph break
+            z = z + 1
+    return z
+
+
 test_pt_style2 = parametrize(CASES)
 test_pt_style2_against_eager = parametrize_against_eager(AGAINST_EAGER)
 test_pt_style2_breaks = parametrize_breaks(BREAK_CASES)

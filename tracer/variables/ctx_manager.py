@@ -268,6 +268,20 @@ class GeneratorContextVariable(VariableTracker):
         return f"@contextmanager {self.gen.short_repr()}"
 
 
+class ResumedNullContext:
+    """A block that does nothing (nullcontext, a profiler Dynamo ignores) entered again by a resume
+    function after a graph break inside it: nothing to do again."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc_info):
+        return None
+
+
+RESUMED_NULL = ResumedNullContext()
+
+
 @dataclass(frozen=True, eq=False)
 class NullContextVariable(VariableTracker):
     """contextlib.nullcontext(value): `as` binds the value; nothing else happens."""
@@ -282,6 +296,9 @@ class NullContextVariable(VariableTracker):
 
     def exit(self, tx, exc_args=()) -> VariableTracker:
         return NONE
+
+    def resumed(self) -> ResumedNullContext:
+        return RESUMED_NULL
 
     def short_repr(self) -> str:
         return f"nullcontext({self.value.short_repr()})"
@@ -302,6 +319,9 @@ class ProfilerContextVariable(VariableTracker):
 
     def exit(self, tx, exc_args=()) -> VariableTracker:
         return NONE
+
+    def resumed(self) -> ResumedNullContext:
+        return RESUMED_NULL
 
     def short_repr(self) -> str:
         return f"{self.cls.__qualname__}(ignored)"
