@@ -10,6 +10,7 @@ Values with a source enter lazily: the guards go in when the trace uses them.
 from __future__ import annotations
 
 import collections
+import contextlib
 import enum
 import functools
 import inspect
@@ -35,10 +36,13 @@ from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable, is_constant_value
 from .variables.ctx_manager import (
     DECORATOR_CLASSES,
+    GRAD_MODE_CLASSES,
     GRAD_MODE_DECORATOR_CODE,
     ContextDecoratedVariable,
     ContextFactoryVariable,
     GradModeVariable,
+    NullContextVariable,
+    RESUMED_NULL,
     ResumedGradMode,
     ResumedSwitch,
     is_context_factory,
@@ -344,6 +348,9 @@ def _build_callable_or_object(tx, value, source: Source):
         guard(AttrSource(source, "__self__"), "ID_MATCH", value.__self__)
         guard(AttrSource(source, "__name__"), "EQUALS_MATCH", value.__name__)
         return build_sourceless(tx, value).with_source(source)
+    context = _context_object(tx, value, source)
+    if context is not None:
+        return context
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":
@@ -374,6 +381,22 @@ def _build_callable_or_object(tx, value, source: Source):
     if is_optimizer(value):
         return OptimizerVariable(value, source=source)
     return UserDefinedObjectVariable(value, source=source)
+
+
+def _context_object(tx, value, source):
+    """A grad-mode or null context from outside (a resume function's local, where a break left one
+    the trace made): its tracker, as Dynamo wraps one, guarded on its type and its state."""
+    kind = type(value)
+    if kind not in (*GRAD_MODE_CLASSES, torch.set_grad_enabled, contextlib.nullcontext):
+        return None
+    tx.output.install_guard(source, "TYPE_MATCH", kind)
+    if kind is contextlib.nullcontext:
+        return NullContextVariable(build(tx, value.enter_result, AttrSource(source, "enter_result")), source=source)
+    if kind is torch.set_grad_enabled:
+        for name in ("mode", "prev"):
+            tx.output.install_guard(AttrSource(source, name), "EQUALS_MATCH", getattr(value, name))
+        return GradModeVariable(target=value.mode, initial=value.prev, made_by=kind, source=source)
+    return GradModeVariable.create(tx, GRAD_MODE_CLASSES[kind]).with_source(source)
 
 
 def _grad_mode_decorated(tx, fn, source):
@@ -469,6 +492,8 @@ def build_sourceless(tx, value):
         return NNModuleVariable(value)
     if isinstance(value, ResumedGradMode):  # a resume function's prologue re-entering a with-block
         return GradModeVariable.resumed(value)
+    if value is RESUMED_NULL:  # a null block re-entered after a graph break inside it
+        return NullContextVariable()
     if isinstance(value, ResumedSwitch):  # an autocast / inference-mode block, not entered yet
         return value.kind(values=value.values)
     if is_generic_slot(value):

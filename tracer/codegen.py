@@ -11,6 +11,7 @@ resume function.  Code objects are assembled with the `bytecode` package.
 from __future__ import annotations
 
 import collections
+import contextlib
 import inspect
 import types
 
@@ -25,6 +26,7 @@ from .source import LocalSource
 from .variables.base import VariableTracker
 from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
+from .variables.ctx_manager import GradModeVariable, NullContextVariable, inactive_set_grad_enabled
 from .variables.dicts import ConstDictVariable, DictViewVariable
 from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functional import LazyIteratorVariable
@@ -154,6 +156,7 @@ _advance_iterator_fn = NamedCallable("__advance_iterator", _advance_iterator)
 _replace_list_fn = NamedCallable("__replace_list_contents", _replace_list)
 _refill_fn = NamedCallable("__refill_contents", _refill)
 _tensor_to_ndarray_fn = NamedCallable("__tensor_to_ndarray", tensor_to_ndarray)
+_set_grad_enabled_fn = NamedCallable("__inactive_set_grad_enabled", inactive_set_grad_enabled)
 
 
 class PyCodegen:
@@ -302,6 +305,8 @@ class PyCodegen:
             self._built_once(("hook", var.pending), lambda: self._register_hook(var.pending))
         elif isinstance(var, OperatorGetterVariable):
             self._call_with_kwargs(var.factory, list(var.keys), {})
+        elif isinstance(var, (GradModeVariable, NullContextVariable)) and var.source is None:
+            self._built_once(id(var), lambda: self._context(var))
         elif var.source is not None:
             var.source.reconstruct(self)
         elif isinstance(var, (ConstantVariable, RangeVariable, TorchFunctionVariable, BuiltinVariable,
@@ -341,6 +346,16 @@ class PyCodegen:
             var.source.reconstruct(self)
         else:
             self.graph_output(var.node)
+
+    def _context(self, var) -> None:
+        """A grad-mode or null context the trace made, alive at a break (entered or not): made again,
+        as Dynamo rebuilds one; a set_grad_enabled object keeps the mode it found."""
+        if isinstance(var, NullContextVariable):
+            self.call(contextlib.nullcontext, lambda: self.reconstruct(var.value), 1)
+        elif var.made_by is torch.set_grad_enabled:
+            self.call(_set_grad_enabled_fn, lambda: (self.load_const(var.target), self.load_const(var.initial)), 2)
+        else:
+            self.call(var.python_type(), lambda: None, 0)
 
     def _register_hook(self, index: int) -> None:
         hook = self.side_effects.hooks[index]

@@ -35,8 +35,8 @@ from .symbolic_convert import InstructionTranslator
 from .trace_end import TraceEnd
 from .variables.leaving_generators import generators_as_iterators
 from .variables.sym import fullgraph_error
-from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, ResumedGradMode, StateSwitchVariable,
-                                    WithExitVariable)
+from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, NullContextVariable,
+                                    ProfilerContextVariable, ResumedGradMode, StateSwitchVariable, WithExitVariable)
 
 
 @dataclass
@@ -310,10 +310,14 @@ def _argument_names(code: types.CodeType) -> tuple[str, ...]:
     return code.co_varnames[:count]
 
 
+# with-blocks a graph break inside can leave and enter again (a null or ignored profiler block: a no-op)
+RESUMABLE_BLOCKS = (GradModeVariable, StateSwitchVariable, NullContextVariable, ProfilerContextVariable)
+
+
 def _reentered_contexts(decoded, index: int, stack: list, error) -> tuple[tuple, list]:
     """For a break inside with-blocks: ((slot, context) each resume function re-enters, the
     blocks' trackers), outermost first.  Grad-mode, autocast and inference-mode blocks can be
-    left and entered again; of nested grad-mode blocks only the innermost applies its mode."""
+    left and entered again, and null ones; of nested grad-mode blocks only the innermost applies its mode."""
     slots = resume_mod.with_blocks_around(decoded, index)
     if slots is None:
         raise Unresumable(f"graph break inside a try block ({error.reason})", error.location, error.user_stack)
@@ -321,7 +325,7 @@ def _reentered_contexts(decoded, index: int, stack: list, error) -> tuple[tuple,
     for slot in slots:
         value = stack[slot] if slot < len(stack) else None
         if not isinstance(value, WithExitVariable) \
-                or not isinstance(value.ctx, (GradModeVariable, StateSwitchVariable)):
+                or not isinstance(value.ctx, RESUMABLE_BLOCKS):
             raise Unresumable(f"graph break inside a with-block Standin cannot re-enter ({error.reason})",
                               error.location, error.user_stack)
         blocks.append(value.ctx)
@@ -341,6 +345,8 @@ def _leave_blocks(tx: InstructionTranslator, blocks: list) -> None:
     grad = tx.grad_mode_at_break
     for n in reversed(range(len(blocks))):
         block = blocks[n]
+        if isinstance(block, (NullContextVariable, ProfilerContextVariable)):
+            continue  # nothing to leave
         if isinstance(block, StateSwitchVariable):
             block.leave_at_break(tx)
             grad = None if isinstance(block, InferenceModeVariable) else grad

@@ -329,6 +329,9 @@ class OutputGraph:
             return ConstantVariable(None)
         if type(example) is bool and node.target is operator.not_:  # `not s`: decided on the fakes, guarded
             return ConstantVariable(example)
+        if node.op == "call_method" and _is_constant_tree(example) and \
+                isinstance(_example_of(node.args[0]), SYM_TYPES):  # `s.hex()`: the symbol specialised, guarded
+            return VariableTracker.build(tx, example)
         raise Unsupported(f"{node.target} returned a {type(example).__name__}, "
                           "a value that depends on tensor data")
 
@@ -499,3 +502,10 @@ def _example_of(x):
 
 def _is_slice(x) -> bool:
     return isinstance(x, slice)
+
+
+def _is_constant_tree(value) -> bool:
+    """A plain number or string, or a tuple of them: a constant once every symbol in it is decided."""
+    if isinstance(value, tuple):
+        return all(_is_constant_tree(item) for item in value)
+    return type(value) in (int, float, bool, str)

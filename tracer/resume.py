@@ -36,9 +36,12 @@ def live_locals(decoded: DecodedCode, start: int) -> set[str]:
     count = len(instructions)
     uses = [set() for _ in range(count)]
     defs = [set() for _ in range(count)]
+    implicit_self = zero_arg_super_self(decoded.code)
     for i, inst in enumerate(instructions):
         if inst.opname in ("LOAD_FAST", "LOAD_FAST_CHECK", "DELETE_FAST"):
             uses[i].add(inst.argval)
+        elif implicit_self is not None and _is_zero_arg_super(instructions, i):
+            uses[i].add(implicit_self)  # what super() reads, the frame's first local
         elif inst.opname == "STORE_FAST":
             defs[i].add(inst.argval)
     live_in = [set() for _ in range(count)]
@@ -53,6 +56,39 @@ def live_locals(decoded: DecodedCode, start: int) -> set[str]:
                 live_in[i] = new
                 changed = True
     return live_in[start]
+
+
+def zero_arg_super_self(code: types.CodeType) -> str | None:
+    """The local a zero-argument `super()` in `code` reads (its first argument, not a cell), if any."""
+    takes_args = code.co_argcount or code.co_flags & 0x04  # CO_VARARGS
+    if "__class__" not in code.co_freevars or not takes_args or code.co_varnames[0] in code.co_cellvars:
+        return None
+    return code.co_varnames[0]
+
+
+def _is_zero_arg_super(instructions, i: int) -> bool:
+    """`super()`: LOAD_GLOBAL (NULL + super), then at once PRECALL 0, CALL 0."""
+    inst = instructions[i]
+    return inst.opname == "LOAD_GLOBAL" and inst.argval == "super" and i + 2 < len(instructions) \
+        and [(x.opname, x.arg) for x in instructions[i + 1:i + 3]] == [("PRECALL", 0), ("CALL", 0)]
+
+
+def _explicit_super(body: list, self_name: str) -> list:
+    """A resume function's frame starts with other arguments, where a zero-argument super() looks
+    for `self`: each such call becomes `super(__class__, self)`."""
+    out, n = [], 0
+    while n < len(body):
+        item, following = body[n], body[n + 1:n + 3]
+        out.append(item)
+        n += 1
+        if isinstance(item, bc.Instr) and item.name == "LOAD_GLOBAL" and item.arg == (True, "super") \
+                and all(isinstance(x, bc.Instr) for x in following) \
+                and [(x.name, x.arg) for x in following] == [("PRECALL", 0), ("CALL", 0)]:
+            out += [bc.Instr("LOAD_DEREF", bc.FreeVar("__class__"), lineno=item.lineno),
+                    bc.Instr("LOAD_FAST", self_name, lineno=item.lineno),
+                    *(bc.Instr(x.name, 2, lineno=x.lineno) for x in following)]
+            n += 2
+    return out
 
 
 def has_backedge(decoded: DecodedCode, index: int) -> bool:
@@ -161,6 +197,9 @@ def make_resume_code(code: types.CodeType, decoded: DecodedCode, target: int, n_
             item = item.copy()  # the frame's own cells arrive as this function's closure
             item.arg = bc.FreeVar(item.arg.name)
         body.append(item)
+    self_name = zero_arg_super_self(code)
+    if self_name is not None and self_name in live:
+        body = _explicit_super(body, self_name)
     entered = dict(contexts)
     stack_names = [f"___stack{i}" for i in range(n_stack) if i not in nulls and i not in entered]
     freevars = list(program.freevars) + list(program.cellvars)

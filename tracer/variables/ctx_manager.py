@@ -29,6 +29,7 @@ from .constant import ConstantVariable
 from .exceptions import ExceptionVariable
 from .generator import GeneratorVariable
 from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
+from .user_functions import BaseUserFunctionVariable
 
 NONE = ConstantVariable(None)
 
@@ -59,14 +60,15 @@ class GradModeVariable(VariableTracker):
     target: bool = False
     initial: bool = True
     applies_on_enter: bool = True  # False for an outer block re-entered by a resume function
+    made_by: type | None = None  # torch.set_grad_enabled for one it made (no_grad / enable_grad else)
 
     @staticmethod
     def resumed(context: ResumedGradMode) -> "GradModeVariable":
         return GradModeVariable(target=context.target, initial=context.initial, applies_on_enter=context.apply)
 
     @staticmethod
-    def create(tx, target: bool, *, apply_now: bool = False) -> "GradModeVariable":
-        var = GradModeVariable(target=target, initial=torch.is_grad_enabled())
+    def create(tx, target: bool, *, apply_now: bool = False, made_by: type | None = None) -> "GradModeVariable":
+        var = GradModeVariable(target=target, initial=torch.is_grad_enabled(), made_by=made_by)
         # torch.set_grad_enabled(b) acts at once, and can also be a `with`; as Dynamo, no node when the
         # mode already is b
         if apply_now and torch.is_grad_enabled() != target:
@@ -74,7 +76,19 @@ class GradModeVariable(VariableTracker):
         return var
 
     def python_type(self) -> type:
-        return torch.no_grad if not self.target else torch.enable_grad
+        return self.made_by or (torch.no_grad if not self.target else torch.enable_grad)
+
+    def call_function(self, tx, args, kwargs):
+        """`no_grad()(fn)`, `set_grad_enabled(b)(fn)`: fn, run inside the block whenever it is called.
+        As torch's decorator, set_grad_enabled gives back the mode it found."""
+        args = [a.realize() for a in args]
+        if len(args) != 1 or kwargs or not isinstance(args[0], BaseUserFunctionVariable):
+            raise Unsupported(f"calling {self.short_repr()} on something that is not a Python function")
+        if args[0].get_code().co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE):
+            raise Unsupported(f"{self.python_type().__name__}() decorating a generator or coroutine function")
+        if self.made_by is torch.set_grad_enabled and torch.is_grad_enabled() != self.initial:
+            self.set_mode(tx, self.initial)
+        return ContextDecoratedVariable(args[0], self)
 
     def set_mode(self, tx, mode: bool) -> None:
         """Record `torch._C._set_grad_enabled(mode)` in the graph and switch the trace to it."""
@@ -93,6 +107,14 @@ class GradModeVariable(VariableTracker):
     def short_repr(self) -> str:
         resumed = "" if self.applies_on_enter else ", re-entered after a graph break"
         return f"grad mode {'on' if self.target else 'off'} (was {'on' if self.initial else 'off'}{resumed})"
+
+
+def inactive_set_grad_enabled(mode: bool, prev: bool) -> torch.set_grad_enabled:
+    """A `torch.set_grad_enabled(mode)` object as one made where the mode was `prev`, made without
+    switching the mode again: what a graph break hands on for one the trace made and did not enter."""
+    context = torch.set_grad_enabled.__new__(torch.set_grad_enabled)
+    context.mode, context.prev = mode, prev
+    return context
 
 
 def _record(tx, fn, args: tuple) -> torch.fx.Node:
@@ -246,6 +268,20 @@ class GeneratorContextVariable(VariableTracker):
         return f"@contextmanager {self.gen.short_repr()}"
 
 
+class ResumedNullContext:
+    """A block that does nothing (nullcontext, a profiler Dynamo ignores) entered again by a resume
+    function after a graph break inside it: nothing to do again."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc_info):
+        return None
+
+
+RESUMED_NULL = ResumedNullContext()
+
+
 @dataclass(frozen=True, eq=False)
 class NullContextVariable(VariableTracker):
     """contextlib.nullcontext(value): `as` binds the value; nothing else happens."""
@@ -260,6 +296,9 @@ class NullContextVariable(VariableTracker):
 
     def exit(self, tx, exc_args=()) -> VariableTracker:
         return NONE
+
+    def resumed(self) -> ResumedNullContext:
+        return RESUMED_NULL
 
     def short_repr(self) -> str:
         return f"nullcontext({self.value.short_repr()})"
@@ -280,6 +319,9 @@ class ProfilerContextVariable(VariableTracker):
 
     def exit(self, tx, exc_args=()) -> VariableTracker:
         return NONE
+
+    def resumed(self) -> ResumedNullContext:
+        return RESUMED_NULL
 
     def short_repr(self) -> str:
         return f"{self.cls.__qualname__}(ignored)"
@@ -362,10 +404,12 @@ def _constants(args, kwargs, what: str):
 
 def construct_context(tx, cls: type, args: list, kwargs: dict) -> VariableTracker | None:
     """`cls(*args)` for the context-manager classes modelled here, else None."""
-    if cls in GRAD_MODE_CLASSES and not args and not kwargs:
-        return GradModeVariable.create(tx, GRAD_MODE_CLASSES[cls])
+    if cls in GRAD_MODE_CLASSES and not kwargs and len(args) <= 1:  # `no_grad(fn)` is `no_grad()(fn)`
+        context = GradModeVariable.create(tx, GRAD_MODE_CLASSES[cls])
+        return context.call_function(tx, args, {}) if args else context
     if cls is torch.set_grad_enabled and len(args) == 1 and not kwargs and args[0].is_python_constant():
-        return GradModeVariable.create(tx, bool(args[0].as_python_constant()), apply_now=True)
+        return GradModeVariable.create(tx, bool(args[0].as_python_constant()), apply_now=True,
+                                       made_by=torch.set_grad_enabled)
     if cls in AUTOCAST_CLASSES:
         values, named = _constants(args, kwargs, cls.__qualname__)
         try:
@@ -411,7 +455,10 @@ DECORATOR_CLASSES = (*GRAD_MODE_CLASSES, torch.inference_mode)
 
 
 def context_of(tx, context) -> VariableTracker:
-    """The tracker of a fresh copy of a decorator's context object (each call enters a new one)."""
+    """The tracker of a fresh copy of a decorator's context object (each call enters a new one);
+    the object is a GradModeVariable for a decorator applied inside the trace."""
+    if isinstance(context, GradModeVariable):
+        return GradModeVariable.create(tx, context.target)
     if type(context) is torch.inference_mode:
         return InferenceModeVariable(values=(context.mode,))
     return GradModeVariable.create(tx, GRAD_MODE_CLASSES[type(context)])
@@ -446,7 +493,7 @@ class ContextDecoratedVariable(VariableTracker):
     the block, as Dynamo traces it (no graph break)."""
 
     fn: VariableTracker = None
-    context: object = None  # the decorator's no_grad() / inference_mode() object
+    context: object = None  # the decorator's no_grad() / inference_mode() object, or its tracker
 
     def python_type(self) -> type:
         return types.FunctionType
@@ -462,4 +509,5 @@ class ContextDecoratedVariable(VariableTracker):
         return result
 
     def short_repr(self) -> str:
-        return f"{self.fn.short_repr()} under {type(self.context).__name__}"
+        kind = self.context.python_type() if isinstance(self.context, GradModeVariable) else type(self.context)
+        return f"{self.fn.short_repr()} under {kind.__name__}"

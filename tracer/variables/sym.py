@@ -71,6 +71,13 @@ class SymNodeVariable(VariableTracker):
     def truth(self, tx) -> bool:
         return bool(self.specialize(f"the branch on {self.expr()} needed it decided", tx))
 
+    def var_getattr(self, tx, name):
+        """A number's own method (`s.is_integer`, `s.bit_length`): called through `call_method`."""
+        if not name.startswith("_") and callable(getattr(self.python_type(), name, None)):
+            from .misc import GetAttrVariable  # cycle: .misc -> .sym
+            return GetAttrVariable(self, name)
+        return super().var_getattr(tx, name)
+
     def call_method(self, tx, name, args, kwargs):
         op = getattr(operator, name.strip("_"), None) if name.startswith("__") else None
         if op in SYM_OPERATORS and not kwargs:
@@ -80,7 +87,25 @@ class SymNodeVariable(VariableTracker):
             return ConstantVariable(int(self.specialize(f"int({self.expr()}) needed a plain int", tx)))
         if name == "__float__":
             return ConstantVariable(float(self.specialize(f"float({self.expr()}) needed a plain float", tx)))
+        if not name.startswith("_") and callable(getattr(self.python_type(), name, None)):
+            return self._number_method(tx, name, args, kwargs)
         return super().call_method(tx, name, args, kwargs)
+
+    def _number_method(self, tx, name, args, kwargs):
+        """`s.is_integer()`, `s.bit_length()`: as Dynamo, a node when torch's symbolic number has the
+        method (an answer that is no symbol, `hex()`, specialises the symbol first); a method it
+        lacks runs on the specialised value."""
+        if not all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+            raise Unsupported(f"{self.python_type().__name__}.{name}() of {self.describe()} with arguments "
+                              "that are not constants")
+        values = [a.as_python_constant() for a in args]
+        named = {k: v.as_python_constant() for k, v in kwargs.items()}
+        method = getattr(type(self.value), name, None)
+        if method is None or not _symbolic(method(self.value, *values, **named)):
+            value = self.specialize(f"{self.expr()}.{name}() needed a plain {self.python_type().__name__}", tx)
+            if method is None:
+                return VariableTracker.build(tx, getattr(value, name)(*values, **named))
+        return tx.output.call(tx, "call_method", name, (self, *args), kwargs)
 
     def float_output_node(self) -> torch.fx.Node:
         """As Dynamo: a symbolic float leaves the graph as a 0-d float64 tensor (made once per node)."""
@@ -94,6 +119,13 @@ class SymNodeVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"{self.node.name}: {self.python_type().__name__} {self.expr()}"
+
+
+def _symbolic(result) -> bool:
+    """A symbolic number, or a tuple holding one (`as_integer_ratio()`): what a graph node can give."""
+    if isinstance(result, tuple):
+        return any(isinstance(item, SYM_TYPES) for item in result)
+    return isinstance(result, SYM_TYPES)
 
 
 def fullgraph_error(error: Exception) -> Exception:
