@@ -62,8 +62,8 @@ from .variables.lists import (
     hash_key,
     tuple_fields,
 )
+from .variables.get_attr import GetAttrVariable
 from .variables.misc import (
-    GetAttrVariable,
     MethodDescriptorVariable,
     PythonModuleVariable,
     SkippedFunctionVariable,

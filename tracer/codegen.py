@@ -37,8 +37,8 @@ from .variables.function_attrs import DictEntry
 from .variables.numpy import NumpyNdarrayVariable, tensor_to_ndarray
 from .variables.lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable,
                               TupleVariable, key_tracker, make_named_tuple)
-from .variables.misc import (GetAttrVariable, NullVariable, PythonModuleVariable,
-                             UserDefinedClassVariable, UserDefinedObjectVariable)
+from .variables.get_attr import GetAttrVariable
+from .variables.misc import NullVariable, PythonModuleVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .variables.builtin import BuiltinVariable
 from .variables.sym import SizeVariable, SymNodeVariable
 from .variables.tensor import TensorVariable

@@ -7,8 +7,8 @@ from .functions import TorchFunctionVariable
 from .lazy import LazyVariableTracker
 from .lists import (ListIteratorVariable, ListVariable, RangeVariable, SliceVariable,
                     TupleVariable)
-from .misc import (GetAttrVariable, NullVariable, PythonModuleVariable, UserDefinedClassVariable,
-                   UserDefinedObjectVariable)
+from .get_attr import GetAttrVariable
+from .misc import NullVariable, PythonModuleVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
 from .partial import FunctoolsPartialVariable
 from .user_functions import (CellVariable, NestedUserFunctionVariable,

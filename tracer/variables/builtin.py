@@ -25,7 +25,8 @@ from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeV
                     hash_key, items_of, sorted_items)
 from .container_bases import container_base, container_text, is_container_object
 from .mapping_proxy import MappingProxyVariable, make_mapping_proxy
-from .misc import GetAttrVariable, SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
+from .get_attr import GetAttrVariable
+from .misc import SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
 from .object_protocol import InstanceDictVariable, is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .sets import FrozensetVariable, SetVariable, unique_items

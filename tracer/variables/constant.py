@@ -11,6 +11,7 @@ import torch
 
 from ..exc import Unsupported, observed
 from .base import VariableTracker
+from .get_attr import GetAttrVariable
 from .generator import GeneratorVariable
 
 CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), type(NotImplemented),
@@ -102,7 +103,6 @@ class ConstantVariable(VariableTracker):
                 from .user_functions import UserFunctionVariable, UserMethodVariable  # cycle: .user_functions -> .constant
                 return UserMethodVariable(UserFunctionVariable(method), self)
         if callable(attr):
-            from .misc import GetAttrVariable  # cycle: .misc -> .constant
             return GetAttrVariable(self, name)
         return VariableTracker.build(tx, attr)  # an enum's .value may be a tuple or another container
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from ..exc import Unsupported, observed
 from . import dict_operations
 from .base import VariableTracker, new_mutation_id
+from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .dict_operations import check_arguments
 from .lists import ListIteratorVariable, TensorKey, TupleVariable, hash_key, key_tracker
@@ -109,7 +110,6 @@ class ConstDictVariable(VariableTracker):
 
     def var_getattr(self, tx, name):
         if callable(getattr(self.dict_cls, name, None)):
-            from .misc import GetAttrVariable  # cycle: .misc -> .functional -> .dicts
             return GetAttrVariable(self, name)
         if not hasattr(self.dict_cls, name):  # a dict has no instance attributes: hasattr(d, "to") is False
             raise observed(AttributeError(f"{self.dict_cls.__name__!r} object has no attribute {name!r}"),

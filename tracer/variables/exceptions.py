@@ -15,7 +15,8 @@ from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import TupleVariable
-from .misc import GetAttrVariable, UserDefinedClassVariable
+from .get_attr import GetAttrVariable
+from .misc import UserDefinedClassVariable
 from .user_functions import UserFunctionVariable
 
 _exception_ids = itertools.count()

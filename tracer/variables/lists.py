@@ -8,6 +8,7 @@ import torch
 
 from ..exc import Unsupported, observed
 from .base import VariableTracker, new_mutation_id
+from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .generator import GeneratorVariable
 from .tensor import TensorVariable
@@ -125,7 +126,6 @@ class BaseListVariable(VariableTracker):
 
 def bound_method(obj: VariableTracker, name: str) -> VariableTracker:
     """`obj.name` for a method the tracker answers itself in call_method."""
-    from .misc import GetAttrVariable  # cycle: .misc -> .lists
     return GetAttrVariable(obj, name)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .dicts import ConstDictVariable
-from .misc import GetAttrVariable
+from .get_attr import GetAttrVariable
 
 # What a mappingproxy forwards to its mapping.
 _READS = frozenset({"__getitem__", "get", "keys", "values", "items", "__len__", "__contains__", "__iter__",

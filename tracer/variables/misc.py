@@ -1,4 +1,4 @@
-"""Modules, user objects and classes, bound attributes and the NULL marker."""
+"""Modules, user objects and classes, and the NULL marker."""
 from __future__ import annotations
 
 import functools
@@ -32,35 +32,6 @@ class NullVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return "NULL"
-
-
-@dataclass(frozen=True, eq=False)
-class GetAttrVariable(VariableTracker):
-    """`obj.name` where name is a method: calling it calls obj.call_method(name)."""
-
-    obj: VariableTracker = None
-    name: str = ""
-
-    def call_function(self, tx, args, kwargs):
-        return self.obj.call_method(tx, self.name, args, kwargs)
-
-    def var_getattr(self, tx, name):
-        """A bound method's own names: `__name__` (unittest's assertRaises reads it), `__self__`."""
-        if name in ("__name__", "__qualname__"):
-            owner = self.obj.python_type().__qualname__ + "." if name == "__qualname__" else ""
-            return ConstantVariable(owner + self.name)
-        if name == "__self__":
-            return self.obj
-        return super().var_getattr(tx, name)
-
-    def children(self):
-        return [("self", self.obj)]
-
-    def replace_children(self, swap):
-        return GetAttrVariable(swap(self.obj), self.name, source=self.source)
-
-    def short_repr(self) -> str:
-        return f"{self.obj.short_repr()}.{self.name}"
 
 
 def _read_static(value, name: str):

@@ -21,7 +21,8 @@ from ..trace_rules import module_skip_reason
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .lists import ListIteratorVariable, TupleVariable
-from .misc import GetAttrVariable, UserDefinedObjectVariable
+from .get_attr import GetAttrVariable
+from .misc import UserDefinedObjectVariable
 from .tensor import TensorVariable
 
 _SLOTS = ("_parameters", "_buffers", "_modules")

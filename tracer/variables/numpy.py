@@ -21,6 +21,7 @@ import torch
 
 from ..exc import Unsupported, observed
 from .base import VariableTracker
+from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .lists import TupleVariable
 from .tensor import TensorVariable
@@ -137,7 +138,6 @@ class NumpyNdarrayVariable(TensorVariable):
         if name in ("dtype", "base", "flags"):
             raise Unsupported(f"ndarray.{name} (not modelled; Dynamo breaks here too)")
         if hasattr(np.ndarray, name) and callable(getattr(np.ndarray, name)):
-            from .misc import GetAttrVariable  # cycle: .misc -> .functions -> .numpy
             return GetAttrVariable(self, name)
         raise Unsupported(f"ndarray attribute .{name}")
 

@@ -20,6 +20,7 @@ import torch
 from ..exc import Unsupported, observed
 from ..source import AttrSource, DictItemSource
 from .base import VariableTracker
+from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .container_bases import (CONTAINER_BASES, base_items, container_base, container_base_call, is_container_object,
                               new_items)
@@ -432,7 +433,6 @@ class InstanceDictVariable(VariableTracker):
         raise observed(KeyError(key), f"__dict__ of {self.obj.short_repr()} has no key {key!r}")
 
     def var_getattr(self, tx, name):
-        from .misc import GetAttrVariable  # cycle: .misc -> .object_protocol
         if callable(getattr(dict, name, None)):
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)

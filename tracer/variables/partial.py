@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from ..exc import observed
 from .base import VariableTracker
+from .get_attr import GetAttrVariable
 from .dicts import ConstDictVariable
 from .lists import TupleVariable
 
@@ -62,7 +63,6 @@ class FunctoolsPartialVariable(VariableTracker):
         return self.var_getattr(tx, name).call_function(tx, args, kwargs)
 
     def var_getattr(self, tx, name):
-        from .misc import GetAttrVariable  # cycle: .misc -> .functional -> .partial
         if name == "func":
             return self.func
         if name == "args":

@@ -25,7 +25,8 @@ from .constant import ConstantVariable
 from .dicts import ConstDictVariable
 from .functional_call import call_functional_call
 from .lists import ListVariable, TupleVariable
-from .misc import GetAttrVariable, UserDefinedClassVariable, UserDefinedObjectVariable
+from .get_attr import GetAttrVariable
+from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, builtin_base, new_instance, python_slot
 from .pytree import POLYFILLS as PYTREE_POLYFILLS

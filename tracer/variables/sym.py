@@ -17,6 +17,7 @@ import torch
 
 from ..exc import DataDependentBranch, Unsupported, UserError
 from .base import VariableTracker
+from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .lists import TupleVariable
 
@@ -74,7 +75,6 @@ class SymNodeVariable(VariableTracker):
     def var_getattr(self, tx, name):
         """A number's own method (`s.is_integer`, `s.bit_length`): called through `call_method`."""
         if not name.startswith("_") and callable(getattr(self.python_type(), name, None)):
-            from .misc import GetAttrVariable  # cycle: .misc -> .sym
             return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
 

@@ -14,6 +14,7 @@ import torch
 from ..exc import Unsupported, observed
 from ..source import AttrSource
 from .base import VariableTracker
+from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .tensor_hooks import register_tensor_hook
 
@@ -115,7 +116,6 @@ class TensorVariable(VariableTracker):
             return VariableTracker.build(tx, self.python_type())
         if name in ("grad", "_base"):
             raise Unsupported(f"tensor attribute .{name}")
-        from .misc import GetAttrVariable  # cycle: .misc -> .functions -> .tensor
         if callable(getattr(torch.Tensor, name, None)):
             return GetAttrVariable(self, name)
         if not hasattr(torch.Tensor, name):  # hasattr(x, "jax") and getattr defaults are told so
