@@ -91,14 +91,15 @@ class Config:
 cfg = Config()
 
 
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="C.", dynamic=True, same_placeholders=True)
 def deepcopy_of_a_config_with_a_symbolic_float(x):
     copied = copy.deepcopy(cfg)
     return x * copied.dropout + copied.layers, copied.name, copied is not cfg
 
 
 def test_deepcopy_keeps_a_symbolic_float_without_a_break():
-    """Not a differential case: Dynamo's deepcopy records `is_not` of the float with itself (its memo
-    check), an op with no use; the copy itself, one graph with the float symbolic, is what both make."""
+    """The copy is one graph with the float symbolic (and, as Dynamo's, copy's memo check of it, `is_not`
+    of the float with itself, an op with no use: the case above compares the op lists)."""
     x = torch.randn(3, 4)
     tracer.reset()
     explained = tracer.explain(deepcopy_of_a_config_with_a_symbolic_float, dynamic=True)(x)
@@ -178,6 +179,14 @@ projector = torch.nn.Linear(4, 2)
 def tensor_attribute_realized_where_an_op_uses_it(outputs):
     hidden = outputs.last_hidden_state
     return projector(hidden).mean(dim=1)
+
+
+# ---- `is` / `is not` of two symbolic numbers: answered by identity, and an op with no use as in Dynamo ------
+@case(CASES, call(T(3)), call(T(5)), compiles="C.", dynamic=True, same_placeholders=True)
+def identity_of_symbolic_numbers(x):
+    d, e = cfg.dropout, cfg.dropout
+    n = x.shape[0]
+    return x * d, d is not e, d is d, n is n, n is None
 
 
 test_dynamic_model_constructs = parametrize(CASES)

@@ -24,6 +24,7 @@ from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
 from .object_protocol import builtin_part
 from .sets import SetVariable, unique_items
+from .subgraph import add_call_node
 from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
 
@@ -75,6 +76,8 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
             return sym_operator(tx, plain, args)
         if op in (operator.is_, operator.is_not):
             same = _same_object(args[0], args[1])
+            if all(isinstance(a, SymNodeVariable) for a in args):  # Dynamo's op, unused (deepcopy's memo check)
+                add_call_node(tx, op, tuple(a.as_proxy() for a in args), {}, same if op is operator.is_ else not same)
             return ConstantVariable(same if op is operator.is_ else not same)
         # anything else Python does with a symbolic int needs its value: specialise, with a guard
         args = [ConstantVariable(a.specialize(f"{op.__name__}() on {a.expr()} needed a plain value", tx))

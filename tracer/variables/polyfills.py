@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import copy
 import inspect
+import operator
 import sys
 import types
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, builtin_base, new_instance, python_slot
 from .pytree import POLYFILLS as PYTREE_POLYFILLS
 from .scalars import check_polyfills
+from .subgraph import add_call_node
 from .sym import SymNodeVariable
 from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable, UserMethodVariable
@@ -149,8 +151,12 @@ def _copyable(var) -> bool:
 
 def _attribute_copy(tx, var):
     """A deep copy of an attribute's value: a symbolic number (a float of a config under dynamic=True)
-    is the same number, as deepcopy gives back an int or a float itself, so it stays symbolic."""
-    return var if isinstance(var, SymNodeVariable) else _constant_copy(tx, var)
+    is the same number, as deepcopy gives back an int or a float itself, so it stays symbolic; copy's
+    memo check of it (`y is not x`) is the unused node Dynamo records there."""
+    if not isinstance(var, SymNodeVariable):
+        return _constant_copy(tx, var)
+    add_call_node(tx, operator.is_not, (var.as_proxy(), var.as_proxy()), {}, False)
+    return var
 
 
 def _constant_copy(tx, var):
