@@ -97,6 +97,16 @@ def deepcopy_of_a_config_with_a_symbolic_float(x):
     return x * copied.dropout + copied.layers, copied.name, copied is not cfg
 
 
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="C.", dynamic=True, same_placeholders=True)
+def deepcopy_of_containers_holding_a_symbolic_float(x):
+    """BART's `get_text_config()` copies the config, then `to_dict()` copies its `__dict__`: the float stays
+    symbolic through both (it was specialised, a constant in the graph, where Dynamo keeps it)."""
+    copied = copy.deepcopy(cfg)
+    attributes = copy.deepcopy(copied.__dict__)
+    nested = copy.deepcopy({"p": [cfg.dropout, 2], "q": (cfg.dropout,)})
+    return x * attributes["dropout"] + nested["p"][0] * nested["q"][0], nested["p"][1], attributes["name"]
+
+
 def test_deepcopy_keeps_a_symbolic_float_without_a_break():
     """The copy is one graph with the float symbolic (and, as Dynamo's, copy's memo check of it, `is_not`
     of the float with itself, an op with no use: the case above compares the op lists)."""
