@@ -434,10 +434,7 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
 
     def IS_OP(self, inst):
         right, left = self.pop().realize(), self.pop().realize()
-        result = apply_operator(self, operator.is_, [left, right])
-        if inst.arg:
-            result = ConstantVariable(not result.as_python_constant())
-        self.push(result)
+        self.push(apply_operator(self, operator.is_not if inst.arg else operator.is_, [left, right]))
 
     def CONTAINS_OP(self, inst):
         container, item = self.pop().realize(), self.pop()

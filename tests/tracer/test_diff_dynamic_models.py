@@ -91,14 +91,25 @@ class Config:
 cfg = Config()
 
 
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="C.", dynamic=True, same_placeholders=True)
 def deepcopy_of_a_config_with_a_symbolic_float(x):
     copied = copy.deepcopy(cfg)
     return x * copied.dropout + copied.layers, copied.name, copied is not cfg
 
 
+@case(CASES, call(T(3, 4)), call(T(5, 4)), compiles="C.", dynamic=True, same_placeholders=True)
+def deepcopy_of_containers_holding_a_symbolic_float(x):
+    """BART's `get_text_config()` copies the config, then `to_dict()` copies its `__dict__`: the float stays
+    symbolic through both (it was specialised, a constant in the graph, where Dynamo keeps it)."""
+    copied = copy.deepcopy(cfg)
+    attributes = copy.deepcopy(copied.__dict__)
+    nested = copy.deepcopy({"p": [cfg.dropout, 2], "q": (cfg.dropout,)})
+    return x * attributes["dropout"] + nested["p"][0] * nested["q"][0], nested["p"][1], attributes["name"]
+
+
 def test_deepcopy_keeps_a_symbolic_float_without_a_break():
-    """Not a differential case: Dynamo's deepcopy records `is_not` of the float with itself (its memo
-    check), an op with no use; the copy itself, one graph with the float symbolic, is what both make."""
+    """The copy is one graph with the float symbolic (and, as Dynamo's, copy's memo check of it, `is_not`
+    of the float with itself, an op with no use: the case above compares the op lists)."""
     x = torch.randn(3, 4)
     tracer.reset()
     explained = tracer.explain(deepcopy_of_a_config_with_a_symbolic_float, dynamic=True)(x)
@@ -178,6 +189,14 @@ projector = torch.nn.Linear(4, 2)
 def tensor_attribute_realized_where_an_op_uses_it(outputs):
     hidden = outputs.last_hidden_state
     return projector(hidden).mean(dim=1)
+
+
+# ---- `is` / `is not` of two symbolic numbers: answered by identity, and an op with no use as in Dynamo ------
+@case(CASES, call(T(3)), call(T(5)), compiles="C.", dynamic=True, same_placeholders=True)
+def identity_of_symbolic_numbers(x):
+    d, e = cfg.dropout, cfg.dropout
+    n = x.shape[0]
+    return x * d, d is not e, d is d, n is n, n is None
 
 
 test_dynamic_model_constructs = parametrize(CASES)

@@ -24,6 +24,7 @@ from .misc import UserDefinedObjectVariable
 from .numpy import numpy_operator
 from .object_protocol import builtin_part
 from .sets import SetVariable, unique_items
+from .subgraph import add_call_node
 from .sym import SYM_OPERATORS, SizeVariable, SymNodeVariable, sym_operator
 from .tensor import TensorVariable
 
@@ -40,6 +41,16 @@ def _pulled(tx, iterator):
             tx.replace_all(iterator, advanced)
             iterator = advanced
         yield item
+
+
+def _symbolic_identity(tx, op, args):
+    """`a is b` with a symbolic number: answered by identity; of two, also an op with no use, as Dynamo
+    records it (copy.deepcopy's memo check leaves one per number copied)."""
+    same = _same_object(args[0], args[1])
+    answer = same if op is operator.is_ else not same
+    if all(isinstance(a, SymNodeVariable) for a in args):
+        add_call_node(tx, op, tuple(a.as_proxy() for a in args), {}, answer)
+    return ConstantVariable(answer)
 
 
 def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
@@ -74,8 +85,7 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         if plain in SYM_OPERATORS and all(isinstance(a, SymNodeVariable) or _number_constant(a) for a in args):
             return sym_operator(tx, plain, args)
         if op in (operator.is_, operator.is_not):
-            same = _same_object(args[0], args[1])
-            return ConstantVariable(same if op is operator.is_ else not same)
+            return _symbolic_identity(tx, op, args)
         # anything else Python does with a symbolic int needs its value: specialise, with a guard
         args = [ConstantVariable(a.specialize(f"{op.__name__}() on {a.expr()} needed a plain value", tx))
                 if isinstance(a, SymNodeVariable) else a for a in args]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import copy
 import inspect
+import operator
 import sys
 import types
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, builtin_base, new_instance, python_slot
 from .pytree import POLYFILLS as PYTREE_POLYFILLS
 from .scalars import check_polyfills
+from .subgraph import add_call_node
 from .sym import SymNodeVariable
 from .tensor import TensorVariable
 from .user_functions import UserFunctionVariable, UserMethodVariable
@@ -101,6 +103,8 @@ def deepcopy(tx, args, kwargs):
     obj = args[0]
     if isinstance(obj, InstanceDictVariable):  # vars(obj) of an object made in the trace: a snapshot
         obj = obj.call_method(tx, "copy", [], {})
+    if _plain_container(obj) and _copyable(obj):  # (before is_python_constant(), which specialises numbers)
+        return _attribute_copy(tx, obj)
     if obj.is_python_constant():
         return _constant_copy(tx, obj)
     if not isinstance(obj, UserDefinedObjectVariable) or type(obj).__name__ != "UserDefinedObjectVariable":
@@ -145,13 +149,57 @@ def _copy_new_object(tx, obj):
 
 
 def _copyable(var) -> bool:
-    return isinstance(var, SymNodeVariable) or var.is_python_constant()
+    if isinstance(var, SymNodeVariable):
+        return True
+    if _plain_container(var):
+        return all(_copyable(item.realize()) for item in _items(var))
+    return var.is_python_constant()
+
+
+def _plain_container(var) -> bool:
+    return isinstance(var, (ListVariable, TupleVariable, ConstDictVariable)) and var.python_type() in (list, tuple, dict)
+
+
+def _holds_symbolic(var) -> bool:
+    return _plain_container(var) and any(isinstance(i.realize(), SymNodeVariable) or _holds_symbolic(i.realize())
+                                         for i in _items(var))
+
+
+def _items(var) -> list:
+    return list(var.entries.values()) if isinstance(var, ConstDictVariable) else list(var.items)
 
 
 def _attribute_copy(tx, var):
-    """A deep copy of an attribute's value: a symbolic number (a float of a config under dynamic=True)
-    is the same number, as deepcopy gives back an int or a float itself, so it stays symbolic."""
-    return var if isinstance(var, SymNodeVariable) else _constant_copy(tx, var)
+    """A deep copy of a Python value: a symbolic number (a float of a config under dynamic=True) is the same
+    number, as deepcopy gives back an int or a float itself, so it stays symbolic; copy's memo check of it
+    (`y is not x`) is the unused node Dynamo records there. A list, tuple or dict holding one is made anew
+    around its copied items (asking it for a constant would specialise the number)."""
+    if isinstance(var, SymNodeVariable):
+        add_call_node(tx, operator.is_not, (var.as_proxy(), var.as_proxy()), {}, False)
+        return var
+    if not _holds_symbolic(var):
+        return _constant_copy(tx, var)
+    if isinstance(var, ConstDictVariable):
+        var.guard_keys()  # every key is copied: a dict from outside has its key set guarded, as a constant's
+        return ConstDictVariable({key: _attribute_copy(tx, value.realize()) for key, value in var.entries.items()})
+    copied = tuple(_attribute_copy(tx, item.realize()) for item in var.items)
+    if var.python_type() is list:
+        return ListVariable(copied)
+    for item in var.items:  # copy's _deepcopy_tuple: `k is not j` for each item and its copy, to the first new one
+        item = item.realize()
+        if isinstance(item, SymNodeVariable):
+            add_call_node(tx, operator.is_not, (item.as_proxy(), item.as_proxy()), {}, False)
+        elif not _same_after_copy(item):
+            return TupleVariable(copied)
+    return var
+
+
+def _same_after_copy(var) -> bool:
+    """Whether deepcopy gives back the object itself: an atom (a number, a str, None), a tuple of them."""
+    if isinstance(var, (ConstantVariable, SymNodeVariable)):
+        return True
+    return isinstance(var, TupleVariable) and var.python_type() is tuple and all(
+        _same_after_copy(item.realize()) for item in var.items)
 
 
 def _constant_copy(tx, var):
