@@ -188,6 +188,8 @@ EQUIVALENT: dict[str, str] = {
     # ---- tracer/debug/ session, recorder, timeline, view_cache, views (mutate7) ----
     "tracer.debug.session.xǁSessionǁcall_again__mutmut_2[35]": "None (or nothing) as the default start of "
         "a frame's new compile events: a slice from None starts at 0, as the original's 0 does",
+    "tracer.debug.session.xǁSessionǁrun__mutmut_4": "finished = None for False after Ctrl+C: the next line "
+        "tests `not finished`, and None is as false",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----

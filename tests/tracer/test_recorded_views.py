@@ -214,6 +214,24 @@ def test_a_generator_runs_under_the_frame_that_asks_for_its_next_item():
     assert len(entered) == 4, "entered once per next(): three items, then the return"
 
 
+def take_one(items):
+    return next(items)
+
+
+def asked_from_two_frames(x):
+    items = numbers(3)
+    first = next(items)  # from this frame
+    second = take_one(items)  # then from a callee
+    return x + first + second
+
+
+def test_a_generator_entered_again_from_elsewhere_shows_its_new_callers():
+    timeline = recorded(asked_from_two_frames, torch.ones(2))
+    callers = [tuple(f.function for f in s.frames[:-1]) for s in timeline.snapshots if s.frame.function == "numbers"]
+    assert dict.fromkeys(callers) == {("asked_from_two_frames",): None, ("asked_from_two_frames", "take_one"): None}
+    assert callers.index(("asked_from_two_frames", "take_one")) > callers.index(("asked_from_two_frames",))
+
+
 def looks_up(x, table):
     try:
         bias = table["bias"]
