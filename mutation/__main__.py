@@ -190,6 +190,11 @@ EQUIVALENT: dict[str, str] = {
         "a frame's new compile events: a slice from None starts at 0, as the original's 0 does",
     "tracer.debug.session.xǁSessionǁrun__mutmut_4": "finished = None for False after Ctrl+C: the next line "
         "tests `not finished`, and None is as false",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_[35]": "an int constant keyed by (type, "
+        "repr) as every other constant: as unique as its value (the value is only the faster key)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_7": "(NoneType, repr) for (type, repr) as "
+        "a non-int constant's key: constants of different types never share a repr (a str's has quotes, a "
+        "float's a point or 'inf'/'nan', bool's, None's, a dtype's and a device's are their own words)",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----
