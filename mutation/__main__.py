@@ -195,6 +195,11 @@ EQUIVALENT: dict[str, str] = {
     "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_7": "(NoneType, repr) for (type, repr) as "
         "a non-int constant's key: constants of different types never share a repr (a str's has quotes, a "
         "float's a point or 'inf'/'nan', bool's, None's, a dtype's and a device's are their own words)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_9": "no earlier view of an equal constant "
+        "looked up: the view is made from its type's view with the two fields that depend on the value, the "
+        "fields the copy of the earlier one holds (only slower)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_10": "the same as _9: the key None is "
+        "never stored (None's own key is (NoneType, 'None'))",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----
