@@ -259,6 +259,28 @@ def test_a_call_again_names_its_hit_once_the_call_log_is_full(tmp_path):
     assert (outcome.compiled, outcome.hit) == (False, "0/1")
 
 
+def test_a_call_again_that_calls_itself_again_names_the_entry_its_own_call_hit(tmp_path):
+    body = """
+        import torch
+
+        @torch.compile(dynamic=False)
+        def down(x, n):
+            if n == 0:
+                return x * 2
+            print("level", n)  # a break: the resume calls down again, a call of its own (n == 1: 0/1)
+            return down(x + 1, n - 1)
+
+        down(torch.ones(2), 2)
+    """
+    tracer.reset()
+    session = Session(script(tmp_path, body)).run()
+    down = session.find("down")
+    assert list(down.calls) == ["0/0", "0/1"]
+    outcome = session.call_again(down)
+    assert (outcome.compiled, outcome.hit, outcome.stdout) == (False, "0/0", "level 2\nlevel 1\n")
+    assert list(down.calls)[2:] == ["0/0", "0/1"]
+
+
 def test_a_run_with_a_timeout_waits_for_a_script_that_ends_in_time(tmp_path):
     session = Session(script(tmp_path, "import time\ntime.sleep(0.3)\nprint('done')\n")).run(timeout=60)
     assert (session.error, session.stdout, session.running) == (None, "done\n", False)
