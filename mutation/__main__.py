@@ -200,6 +200,11 @@ EQUIVALENT: dict[str, str] = {
         "fields the copy of the earlier one holds (only slower)",
     "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_10": "the same as _9: the key None is "
         "never stored (None's own key is (NoneType, 'None'))",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_2[23]": "no view of the type looked up: "
+        "the view is made whole by _make, with the fields the shortcut copies (only slower)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_29": "the step a constant's first view is "
+        "made at: None for 0, read only for lazy shells, which a ConstantVariable's tree never holds",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_32": "the same as _29 (step 1)",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----

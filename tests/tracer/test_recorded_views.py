@@ -128,13 +128,14 @@ def test_a_shell_deep_in_a_container_is_realized_in_its_view_whatever_is_read_fi
 
 def views(x, n):
     a = 1
+    z = None  # read between an int and a float (views are made in the locals' order)
     b = 1.0
     c = True
     d = 2.5
     s = "s" * 100  # noqa: F841 - the locals are what the test reads
     many = [a] * 70  # noqa: F841
     pair = (x, n)  # noqa: F841
-    return x + a + b + c + d
+    return x + a + b + c + d if z is None else x
 
 
 def test_a_view_shows_kind_text_type_source_node_constant_and_64_children():
@@ -146,6 +147,7 @@ def test_a_view_shows_kind_text_type_source_node_constant_and_64_children():
     assert [(seen[k].text, seen[k].python_type, seen[k].constant) for k in "abc"] == \
         [("1", "int", "1"), ("1.0", "float", "1.0"), ("True", "bool", "True")]  # 1, 1.0 and True apart
     assert (seen["d"].text, seen["d"].constant) == ("2.5", "2.5")  # another float's own words
+    assert seen["z"] == TrackerView("ConstantVariable", "None", "NoneType", None, None, "None", False)
     assert seen["a"] == TrackerView("ConstantVariable", "1", "int", None, None, "1", False)
     assert seen["s"].constant == repr("s" * 100)[:80] and seen["s"].kind == "ConstantVariable"
     assert seen["pair"] == TrackerView("TupleVariable", "(l_x_: float32[2], lazy int L['n'])", "tuple", None,
