@@ -205,6 +205,10 @@ EQUIVALENT: dict[str, str] = {
     "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_29": "the step a constant's first view is "
         "made at: None for 0, read only for lazy shells, which a ConstantVariable's tree never holds",
     "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_32": "the same as _29 (step 1)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_41": "the same as _9: no earlier view "
+        "of an equal constant is kept, so each is made from its type's view",
+    "tracer.debug.view_cache.xǁViewCacheǁ_make__mutmut_1": "depth's default 1 for 0, on the source as run: "
+        "children were made by view() at depth 0 whatever it was (the parameter is gone since: session 6)",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----

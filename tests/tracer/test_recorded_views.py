@@ -148,6 +148,8 @@ def test_a_view_shows_kind_text_type_source_node_constant_and_64_children():
         [("1", "int", "1"), ("1.0", "float", "1.0"), ("True", "bool", "True")]  # 1, 1.0 and True apart
     assert (seen["d"].text, seen["d"].constant) == ("2.5", "2.5")  # another float's own words
     assert seen["z"] == TrackerView("ConstantVariable", "None", "NoneType", None, None, "None", False)
+    earlier = dict(next(s for s in timeline.snapshots if "d" in dict(s.frame.locals)).frame.locals)
+    assert all(earlier[k] is seen[k] for k in "abcdz")  # one tracker, read at two steps: the very same view
     assert seen["a"] == TrackerView("ConstantVariable", "1", "int", None, None, "1", False)
     assert seen["s"].constant == repr("s" * 100)[:80] and seen["s"].kind == "ConstantVariable"
     assert seen["pair"] == TrackerView("TupleVariable", "(l_x_: float32[2], lazy int L['n'])", "tuple", None,
