@@ -209,6 +209,8 @@ EQUIVALENT: dict[str, str] = {
         "of an equal constant is kept, so each is made from its type's view",
     "tracer.debug.view_cache.xǁViewCacheǁ_make__mutmut_1": "depth's default 1 for 0, on the source as run: "
         "children were made by view() at depth 0 whatever it was (the parameter is gone since: session 6)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_make__mutmut_43": "depth <= 4 for < 4, on the source as run: depth "
+        "was always 0 there (the test is gone since: session 6)",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----

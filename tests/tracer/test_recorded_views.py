@@ -175,6 +175,12 @@ def test_each_frame_shows_its_instruction_as_dis_reads_it():
     assert {f.function for s in timeline.snapshots for f in s.frames} == {"packs", "helper"}
 
 
+def test_a_tracker_with_no_python_type_is_shown_with_a_question_mark():
+    timeline = recorded()  # packs calls helper: a NULL is pushed before it
+    nulls = [v for s in timeline.snapshots for v in s.frame.stack if v.kind == "NullVariable"]
+    assert nulls and all(v.python_type == "?" for v in nulls)
+
+
 def test_a_walk_reads_in_batches_that_double_from_four():
     timeline = recorded(long_loop, torch.ones(2))
     walk = timeline.snapshots.walk(0)
