@@ -211,6 +211,10 @@ EQUIVALENT: dict[str, str] = {
         "children were made by view() at depth 0 whatever it was (the parameter is gone since: session 6)",
     "tracer.debug.view_cache.xǁViewCacheǁ_make__mutmut_43": "depth <= 4 for < 4, on the source as run: depth "
         "was always 0 there (the test is gone since: session 6)",
+    "tracer.debug.view_cache.xǁViewCacheǁmiss__mutmut_2": "no sourceless constant takes the shortcut: each "
+        "is made whole by _make, with the same fields (only slower)",
+    "tracer.debug.view_cache.xǁViewCacheǁmiss__mutmut_11": "the step a settled view is made at: read only for "
+        "lazy shells, and a settled tree has none",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----
