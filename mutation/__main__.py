@@ -188,6 +188,33 @@ EQUIVALENT: dict[str, str] = {
     # ---- tracer/debug/ session, recorder, timeline, view_cache, views (mutate7) ----
     "tracer.debug.session.xǁSessionǁcall_again__mutmut_2[35]": "None (or nothing) as the default start of "
         "a frame's new compile events: a slice from None starts at 0, as the original's 0 does",
+    "tracer.debug.session.xǁSessionǁrun__mutmut_4": "finished = None for False after Ctrl+C: the next line "
+        "tests `not finished`, and None is as false",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_[35]": "an int constant keyed by (type, "
+        "repr) as every other constant: as unique as its value (the value is only the faster key)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_7": "(NoneType, repr) for (type, repr) as "
+        "a non-int constant's key: constants of different types never share a repr (a str's has quotes, a "
+        "float's a point or 'inf'/'nan', bool's, None's, a dtype's and a device's are their own words)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_9": "no earlier view of an equal constant "
+        "looked up: the view is made from its type's view with the two fields that depend on the value, the "
+        "fields the copy of the earlier one holds (only slower)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_10": "the same as _9: the key None is "
+        "never stored (None's own key is (NoneType, 'None'))",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_2[23]": "no view of the type looked up: "
+        "the view is made whole by _make, with the fields the shortcut copies (only slower)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_29": "the step a constant's first view is "
+        "made at: None for 0, read only for lazy shells, which a ConstantVariable's tree never holds",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_32": "the same as _29 (step 1)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_sourceless_constant__mutmut_41": "the same as _9: no earlier view "
+        "of an equal constant is kept, so each is made from its type's view",
+    "tracer.debug.view_cache.xǁViewCacheǁ_make__mutmut_1": "depth's default 1 for 0, on the source as run: "
+        "children were made by view() at depth 0 whatever it was (the parameter is gone since: session 6)",
+    "tracer.debug.view_cache.xǁViewCacheǁ_make__mutmut_43": "depth <= 4 for < 4, on the source as run: depth "
+        "was always 0 there (the test is gone since: session 6)",
+    "tracer.debug.view_cache.xǁViewCacheǁmiss__mutmut_2": "no sourceless constant takes the shortcut: each "
+        "is made whole by _make, with the same fields (only slower)",
+    "tracer.debug.view_cache.xǁViewCacheǁmiss__mutmut_11": "the step a settled view is made at: read only for "
+        "lazy shells, and a settled tree has none",
     "tracer.debug.timeline.xǁSnapshotsǁwalk__mutmut_7": "direction >= 0 for > 0: every walk goes forwards (1) "
         "or backwards (-1), never 0 (the navigator's moves and the app's scans)",
     # ---- tracer/guards/native.py (mutate5) ----

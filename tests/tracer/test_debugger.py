@@ -60,6 +60,32 @@ def test_every_instruction_is_a_snapshot_with_frames_stack_and_locals(timeline):
     assert timeline.outcome.startswith("returned") and timeline.ending is TraceEnd.COMPILED
 
 
+def _caller(x):
+    return leaf(x) + 1
+
+
+def test_each_event_says_what_happened_before_the_step_it_is_on():
+    tracer.reset()
+    opt = tracer.compile(_caller)
+    recorder = record(opt)
+    opt(torch.ones(2))
+    timeline = recorder.timelines[0]
+    texts = {kind: [e.text for e in timeline.events if e.kind == kind] for kind in ("guard", "node", "realize")}
+    assert texts["guard"] == [str(g) for g in timeline.guards] and len(texts["guard"]) >= 3
+    assert texts["node"] == ["l_x_ = placeholder L_x_", "mul = call_function operator.mul",
+                             "add = call_function operator.add"]
+    assert {"realized L['x'] as TensorVariable", "realized G['leaf'] as UserFunctionVariable",
+            "realized G['cfg'].scale as ConstantVariable"} <= set(texts["realize"])
+    (enter,) = [e for e in timeline.events if e.kind == "inline_enter"]
+    (leave,) = [e for e in timeline.events if e.kind == "inline_exit"]
+    functions = [s.frame.function for s in timeline.snapshots]
+    assert (enter.text, enter.step) == ("enter leaf (depth 1)", functions.index("leaf"))
+    assert (leave.text, leave.step) == ("return from leaf", functions.index("_caller", enter.step))
+    assert [(e.step, e.text) for e in timeline.events if e.kind == "end"] == [(len(timeline), timeline.outcome)]
+    for i, event in enumerate(e for e in timeline.events if e.kind == "guard"):  # before its step: counted there
+        assert timeline.snapshots[event.step].guard_count > i >= timeline.snapshots[event.step - 1].guard_count
+
+
 def test_unchanged_values_share_their_views(timeline):
     snaps = timeline.snapshots
     same_frame = [(a, b) for a, b in zip(snaps, snaps[1:]) if (a.frame.function, a.depth) == (b.frame.function, b.depth)]

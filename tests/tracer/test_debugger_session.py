@@ -233,20 +233,52 @@ def test_a_call_again_names_its_hit_once_the_call_log_is_full(tmp_path):
     body = """
         import torch
 
+        class Cfg:
+            scale = 2
+
+        cfg = Cfg()
+
         @torch.compile
-        def twice(x):
-            return x * 2
+        def scaled(x):
+            return x * cfg.scale
 
         x = torch.ones(2)
-        for _ in range(10_001):  # more calls than the function's log keeps
-            twice(x)
+        for _ in range(10_000):  # as many calls as the function's log keeps
+            scaled(x)
+        cfg.scale = 4
+        scaled(x)  # 0/1
+        cfg.scale = 3
+        scaled(x)  # 0/2
+        cfg.scale = 4  # the next call hits 0/1: neither the oldest kept call's entry nor the last one's
     """
     tracer.reset()
     session = Session(script(tmp_path, body)).run()
-    twice = session.find("twice")
-    assert len(twice.calls) == twice.calls.maxlen
-    outcome = session.call_again(twice)
-    assert (outcome.compiled, outcome.hit) == (False, "0/0")
+    scaled = session.find("scaled")
+    assert len(scaled.calls) == scaled.calls.maxlen and list(scaled.calls)[-2:] == ["0/1", "0/2"]
+    outcome = session.call_again(scaled)
+    assert (outcome.compiled, outcome.hit) == (False, "0/1")
+
+
+def test_a_call_again_that_calls_itself_again_names_the_entry_its_own_call_hit(tmp_path):
+    body = """
+        import torch
+
+        @torch.compile(dynamic=False)
+        def down(x, n):
+            if n == 0:
+                return x * 2
+            print("level", n)  # a break: the resume calls down again, a call of its own (n == 1: 0/1)
+            return down(x + 1, n - 1)
+
+        down(torch.ones(2), 2)
+    """
+    tracer.reset()
+    session = Session(script(tmp_path, body)).run()
+    down = session.find("down")
+    assert list(down.calls) == ["0/0", "0/1"]
+    outcome = session.call_again(down)
+    assert (outcome.compiled, outcome.hit, outcome.stdout) == (False, "0/0", "level 2\nlevel 1\n")
+    assert list(down.calls)[2:] == ["0/0", "0/1"]
 
 
 def test_a_run_with_a_timeout_waits_for_a_script_that_ends_in_time(tmp_path):

@@ -128,12 +128,14 @@ def test_a_shell_deep_in_a_container_is_realized_in_its_view_whatever_is_read_fi
 
 def views(x, n):
     a = 1
+    z = None  # read between an int and a float (views are made in the locals' order)
     b = 1.0
     c = True
+    d = 2.5
     s = "s" * 100  # noqa: F841 - the locals are what the test reads
     many = [a] * 70  # noqa: F841
     pair = (x, n)  # noqa: F841
-    return x + a + b + c
+    return x + a + b + c + d if z is None else x
 
 
 def test_a_view_shows_kind_text_type_source_node_constant_and_64_children():
@@ -144,6 +146,10 @@ def test_a_view_shows_kind_text_type_source_node_constant_and_64_children():
     assert (seen["x"], seen["n"]) == (x, n)
     assert [(seen[k].text, seen[k].python_type, seen[k].constant) for k in "abc"] == \
         [("1", "int", "1"), ("1.0", "float", "1.0"), ("True", "bool", "True")]  # 1, 1.0 and True apart
+    assert (seen["d"].text, seen["d"].constant) == ("2.5", "2.5")  # another float's own words
+    assert seen["z"] == TrackerView("ConstantVariable", "None", "NoneType", None, None, "None", False)
+    earlier = dict(next(s for s in timeline.snapshots if "d" in dict(s.frame.locals)).frame.locals)
+    assert all(earlier[k] is seen[k] for k in "abcdz")  # one tracker, read at two steps: the very same view
     assert seen["a"] == TrackerView("ConstantVariable", "1", "int", None, None, "1", False)
     assert seen["s"].constant == repr("s" * 100)[:80] and seen["s"].kind == "ConstantVariable"
     assert seen["pair"] == TrackerView("TupleVariable", "(l_x_: float32[2], lazy int L['n'])", "tuple", None,
@@ -167,6 +173,12 @@ def test_each_frame_shows_its_instruction_as_dis_reads_it():
                 (inst.opname, inst.argrepr, (inst.positions.col_offset, inst.positions.end_col_offset))
             assert frame.line == inst.positions.lineno and frame.index == index
     assert {f.function for s in timeline.snapshots for f in s.frames} == {"packs", "helper"}
+
+
+def test_a_tracker_with_no_python_type_is_shown_with_a_question_mark():
+    timeline = recorded()  # packs calls helper: a NULL is pushed before it
+    nulls = [v for s in timeline.snapshots for v in s.frame.stack if v.kind == "NullVariable"]
+    assert nulls and all(v.python_type == "?" for v in nulls)
 
 
 def test_a_walk_reads_in_batches_that_double_from_four():
@@ -212,6 +224,24 @@ def test_a_generator_runs_under_the_frame_that_asks_for_its_next_item():
                           for s in inside)
     entered = [e for e in timeline.events if e.kind == "inline_enter" and "numbers" in e.text]
     assert len(entered) == 4, "entered once per next(): three items, then the return"
+
+
+def take_one(items):
+    return next(items)
+
+
+def asked_from_two_frames(x):
+    items = numbers(3)
+    first = next(items)  # from this frame
+    second = take_one(items)  # then from a callee
+    return x + first + second
+
+
+def test_a_generator_entered_again_from_elsewhere_shows_its_new_callers():
+    timeline = recorded(asked_from_two_frames, torch.ones(2))
+    callers = [tuple(f.function for f in s.frames[:-1]) for s in timeline.snapshots if s.frame.function == "numbers"]
+    assert dict.fromkeys(callers) == {("asked_from_two_frames",): None, ("asked_from_two_frames", "take_one"): None}
+    assert callers.index(("asked_from_two_frames", "take_one")) > callers.index(("asked_from_two_frames",))
 
 
 def looks_up(x, table):

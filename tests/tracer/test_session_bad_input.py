@@ -124,3 +124,16 @@ def test_a_session_runs_its_script_once(tmp_path):
     assert session.wait(30) and session.error is None
     with pytest.raises(tracer.UserError, match="already run"):
         session.start()
+
+
+def test_ctrl_c_while_a_run_waits_stops_the_script_and_waits_only_the_grace_for_it(tmp_path):
+    import os
+    import signal
+    import threading
+
+    session = Session(script(tmp_path, "import time\ntime.sleep(5)  # one C call: a stop lands after it\nprint('late')\n"))
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()  # Ctrl+C, in the main thread
+    session.run(timeout=60)
+    assert session.running, "the run waited for the script instead of the stop's grace (2 s)"
+    assert session.wait(30)
+    assert session.error.startswith("ScriptStopped: stopped by the user after ") and session.stdout == ""
