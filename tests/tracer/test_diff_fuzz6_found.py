@@ -48,6 +48,15 @@ def a_torch_compiled_function_left_to_run_at_a_break_is_compiled_by_torch_compil
     return t
 
 
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C.C", all_frames=True)
+def a_closure_over_a_resumed_frames_cell_rebuilt_at_a_break_guards_the_cell(x, n):
+    """The resume function after the first comprehension gets `n` as a free variable; rebuilding the
+    second comprehension (its closure holds that cell) at its break guards `n`, so n=2 recompiles it."""
+    t = [_off(v, n) for v in (x, x * 2)][1]
+    t = t * 3
+    return [_off(v, n) for v in (t, t * 2)][1]
+
+
 def test_the_break_at_a_disabled_function_names_it():
     opt = tracer.compile(a_disabled_function_breaks_the_graph_at_its_call, backend="eager")
     opt(T(3), 1)
