@@ -22,7 +22,7 @@ import bytecode as bc
 
 from .bytecode import JUMP_IF_OR_POP, JUMP_OPNAMES, POP_JUMPS, has_kwargs_mapping, stack_effect
 from .codegen import PyCodegen
-from .exc import Unsupported
+from .exc import Unresumable
 from .resume import results_of
 from .source import LocalSource
 from .variables.misc import NullVariable
@@ -53,7 +53,7 @@ def break_site(inst, stack: list, reason: str) -> BreakSite:
     elif inst.opname in JUMP_IF_OR_POP:
         consumed, continuations = 1, ((inst.index + 1, depth - 1), (inst.target, depth))
     elif inst.opname in JUMP_OPNAMES or inst.opname in ("RETURN_VALUE", "FOR_ITER"):
-        raise Unsupported(f"graph break at {inst.opname} ({reason}): the frame runs eagerly")
+        raise Unresumable(f"graph break at {inst.opname} ({reason}): no resume function can take it")
     elif inst.opname == "CALL":  # with its PRECALL, which the trace already passed
         callable_at = depth - inst.arg - 2  # a NULL and the callable, or a method and its self
         consumed, continuations = inst.arg + 2, ((inst.index + 1, depth - inst.arg - 1),)
@@ -74,12 +74,11 @@ def _plain_instruction(inst, stack: list, reason: str) -> tuple[int, tuple]:
     """An instruction that pops its operands and pushes its results (no jump, no call)."""
     pushes = results_of(inst)
     if pushes is None:
-        raise Unsupported(f"graph break at {inst.opname} ({reason}): Standin cannot resume "
-                          "after this instruction yet, so the frame runs eagerly")
+        raise Unresumable(f"graph break at {inst.opname} ({reason}): Standin cannot resume after this "
+                          "instruction yet")
     consumed = pushes - stack_effect(inst)
     if consumed > len(stack) or any(isinstance(v, NullVariable) for v in stack[len(stack) - consumed:]):
-        raise Unsupported(f"graph break at {inst.opname} next to a pending call ({reason}): "
-                          "the frame runs eagerly")
+        raise Unresumable(f"graph break at {inst.opname} next to a pending call ({reason})")
     return consumed, ((inst.index + 1, len(stack) - consumed + pushes),)
 
 

@@ -87,7 +87,7 @@ from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
 from .variables.sets import SetVariable
-from .variables.user_functions import LruCachedFunctionVariable, UserFunctionVariable
+from .variables.user_functions import LruCachedFunctionVariable, TorchCompiledFunctionVariable, UserFunctionVariable
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
 _C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -297,6 +297,11 @@ def _build_module_or_wrapper(tx, value, source: Source):
     if isinstance(inline_target, property) and inline_target.__get__(value) is not None:
         guard(source, "ID_MATCH", value)  # inlined, as Dynamo inlines a compiled function it meets
         return build_from_source(tx, inline_target.__get__(value), AttrSource(source, "fn"))
+    body = trace_rules.torch_compiled_target(value)
+    if isinstance(body, types.FunctionType):  # a torch.compile'd function: what it compiles is inlined
+        guard(AttrSource(source, "__code__"), "ID_MATCH", value.__code__)
+        guard(AttrSource(AttrSource(source, "_torchdynamo_inline"), "__code__"), "ID_MATCH", body.__code__)
+        return TorchCompiledFunctionVariable(body, wrapper=value, source=source)
     if is_generic_slot(value):
         guard(source, "ID_MATCH", value)
         return SlotFunctionVariable(value, source=source)

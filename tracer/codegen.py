@@ -556,12 +556,14 @@ class PyCodegen:
     def stage_cells(self, frame_cellvars: bool) -> list:
         """Evaluate into temps what real cells must hold once the rewritten code goes on: every
         cell a STORE_DEREF wrote and, with `frame_cellvars`, the frame's own cell variables (a
-        closure that leaves the frame, or a resume function, reads them)."""
+        closure that leaves the frame, or a resume function, reads them) and its free variables a
+        closure made in the trace holds (rebuilding that closure guards them, as in Dynamo)."""
         effects = self.side_effects
         staged, frame_ids = [], set(effects.frame_cells.values())
         for name, cell_id in effects.frame_cells.items():
             content = effects.load_cell(cell_id)
-            wanted = cell_id in effects.assigned_cells or (frame_cellvars and name in self.code.co_cellvars)
+            own = name in self.code.co_cellvars or (name in self.code.co_freevars and self.frame_cells_used)
+            wanted = cell_id in effects.assigned_cells or (frame_cellvars and own)
             if wanted and cell_id not in effects.assigned_cells and not self.frame_cells_used \
                     and content is not None and content.is_lazy() and content.source == LocalSource(name):
                 # as Dynamo: the cell of an argument that the trace never looked at, and that no closure

@@ -11,6 +11,7 @@ import inspect
 import sys
 import types
 
+from . import trace_rules
 from .exc import ObservedException, Unsupported, observed
 from .source import AttrSource, GetItemSource, GlobalSource, GlobalsDictSource, ModuleSource
 from .stack_room import INLINE_RESERVE, room_below
@@ -133,6 +134,8 @@ def inline_call(tx: InstructionTranslator, fn_var, args: list, kwargs: dict) -> 
     if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         raise Unsupported(f"calling the coroutine function {fn_var.qualname}")
     generator = bool(code.co_flags & inspect.CO_GENERATOR)
+    if trace_rules.is_compiler_disabled(getattr(fn_var, "fn", None)):  # as Dynamo: never inlined, a break
+        raise Unsupported(f"calling {fn_var.qualname}, which torch.compiler.disable keeps out of the graph")
     if tx.depth + 1 > MAX_INLINE_DEPTH:
         raise Unsupported(f"inlining depth limit ({MAX_INLINE_DEPTH}) reached calling {fn_var.qualname} "
                           "(recursion?)")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import inspect
 import itertools
 import re
 import sys
@@ -159,6 +160,19 @@ def classify(value) -> str:
         return "user"
     return "skip"
 
+
+
+def torch_compiled_target(value):
+    """The function a `torch.compile`d function wraps (Dynamo inlines it where it meets one), or None."""
+    if not isinstance(value, types.FunctionType):
+        return None
+    target = inspect.getattr_static(value, "_torchdynamo_inline", None)
+    return target if callable(target) else None
+
+
+def is_compiler_disabled(fn) -> bool:
+    """A function `torch.compiler.disable` / `torch._dynamo.disable` (or `skip`) made: Dynamo never inlines it."""
+    return isinstance(fn, types.FunctionType) and bool(inspect.getattr_static(fn, "_torchdynamo_disable", False))
 
 
 def is_requested_break(fn) -> bool:

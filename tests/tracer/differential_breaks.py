@@ -22,8 +22,9 @@ frames), all compiled with the same counting backend, so per call we compare:
 * with ``all_frames=True``: for every frame, not only the root, which code
   objects got a new cache entry during the call (Dynamo: ConvertFrame handed
   back guarded code for the code object; tracer: a new entry with rewritten
-  code in any frame of ``opt.all_frames()``), as a sorted list of names
-  (a resume function's ``_at_<line>`` left out).
+  code in any frame of ``opt.all_frames()``; in both runs, also the frames a
+  ``torch.compile``'d function the program calls eagerly made Dynamo compile), as a
+  sorted list of names (a resume function's ``_at_<line>`` left out).
 
 The Dynamo run validates the case: outputs, stdout and state equal eager,
 every frame converted without an exception, the optional ``compiles=`` pattern
@@ -247,7 +248,8 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
     backend = CountingBackend()
     tracer.reset()
     opt = tracer.compile(c.fn, backend=backend, dynamic=c.dynamic, fullgraph=c.fullgraph)
-    st = {"events": 0, "graphs": 0, "all": 0}
+    st = {"events": 0, "graphs": 0, "all": 0, "dynamo": 0}
+    by_dynamo: list[str] = []  # frames a torch.compile'd function the program calls eagerly compiled
 
     def all_events():
         return [(f.code.co_name, e) for f in opt.all_frames() for e in f.compile_events]
@@ -260,6 +262,7 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
         st["graphs"] = len(backend.graphs)
         st["all"] = {id(e) for _, e in all_events()}
         st["entries"] = {id(e) for _, e in all_entries()}
+        st["dynamo"] = len(by_dynamo)
         cr.failing = D.failing_guards(opt, *cr.inputs)
 
     def after(cr):
@@ -271,12 +274,14 @@ def run_tracer(c: BreakCase, snap) -> RunRecord:
         new = [(n, e) for n, e in all_events() if id(e) not in st["all"]]
         cr.frames = [n for n, e in new if e.kind in ("compile", "recompile")]
         cr.all_events = [f"{n}: {e}" for n, e in new if e.kind != "cache_hit"]
-        cr.new_entries = sorted(frame_name(n) for n, e in all_entries()
-                                if id(e) not in st["entries"] and e.code is not None)
+        cr.new_entries = sorted([frame_name(n) for n, e in all_entries()
+                                 if id(e) not in st["entries"] and e.code is not None]
+                                + [frame_name(n) for n in by_dynamo[st["dynamo"]:]])
 
     cap = _StdoutCapture(opt)
     try:
-        rec = cap.attach(D._run_sequence(c, cap, before, after, snap=snap))
+        with _watch_all_frames(by_dynamo):
+            rec = cap.attach(D._run_sequence(c, cap, before, after, snap=snap))
         rec.notes = _describe_frames(opt) + "\n" + "\n".join(
             f"  call {i}: frames compiled {getattr(cr, 'frames', [])}\n"
             + "".join(f"      {ev}\n" for ev in getattr(cr, "all_events", []))

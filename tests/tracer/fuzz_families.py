@@ -18,6 +18,7 @@ Families (FAMILIES):
                must be eager's (type and message)
   optim, hf, chains, sizes, globals: see fuzz_families2.py
   modules, wrappers, exc: see fuzz_families3.py; comps, scalars, outputs: fuzz_families4.py
+  frames, dyn_shapes, generators_ctx: fuzz_families5.py
 Eager behaviour is deterministic: tensors come from a generator seeded with the program's seed.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ import random
 from fuzz_families2 import MORE_FAMILIES
 from fuzz_families3 import FAMILIES3
 from fuzz_families4 import FAMILIES4
+from fuzz_families5 import FAMILIES5
 from fuzz_writer import BREAKS as _BREAKS
 from fuzz_writer import FamilyProgram
 from fuzz_writer import Writer as _Writer
@@ -342,7 +344,7 @@ def _bad(w: _Writer, seed: int) -> FamilyProgram:
 
 FAMILIES = {"torch_ops": _torch_ops, "nested": _nested, "classes": _classes, "containers": _containers,
             "dynamic": _dynamic, "bad": _bad, **MORE_FAMILIES, **FAMILIES3,
-            **FAMILIES4}
+            **FAMILIES4, **FAMILIES5}
 
 
 def generate(family: str, seed: int) -> FamilyProgram:

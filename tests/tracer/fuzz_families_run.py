@@ -61,7 +61,7 @@ def build_case(program: FamilyProgram, module) -> DB.BreakCase:
     state = (lambda: tuple(_state_value(module, name) for name in program.state)) if program.state else None
     return DB.BreakCase(fn=module.fn, calls=calls, state=state, case_name=f"{program.family}_{program.seed}",
                         breaks=False if program.fullgraph else None, raises=True, dynamic=program.dynamic,
-                        fullgraph=program.fullgraph)
+                        fullgraph=program.fullgraph, all_frames=program.all_frames)
 
 
 def _problems(report: str) -> list[str]:
@@ -120,7 +120,7 @@ def save(program: FamilyProgram, result: dict, out: Path) -> str:
     path = out / f"{result['status']}_{program.family}_{program.seed}.py"
     head = "\n".join("#   " + line for line in result["detail"].splitlines()[:60])
     path.write_text(f"# fuzz_families: {result['status']} (dynamic={program.dynamic!r}, "
-                    f"fullgraph={program.fullgraph}, state={program.state!r})\n{head}\n" + program.source)
+                    f"fullgraph={program.fullgraph}, all_frames={program.all_frames}, state={program.state!r})\n{head}\n" + program.source)
     return str(path)
 
 
@@ -181,7 +181,7 @@ def replay(path: str) -> int:
         if family.endswith(name):
             family = name
     program = FamilyProgram(family, 0, text, dynamic=eval(header.split("dynamic=")[1].split(",")[0]),
-                            fullgraph="fullgraph=True" in header,
+                            fullgraph="fullgraph=True" in header, all_frames="all_frames=True" in header,
                             state=eval(header.split("state=")[1].rsplit(")", 1)[0]))
     with tempfile.TemporaryDirectory() as directory:
         result = check(program, directory)

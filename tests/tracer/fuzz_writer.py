@@ -29,6 +29,7 @@ class FamilyProgram:
     dynamic: bool | None = False
     fullgraph: bool = False  # also compiled with fullgraph=True: it must not break where Dynamo does not
     state: tuple[str, ...] = ()  # globals whose value after each call is compared
+    all_frames: bool = False  # also compare, per call, which frames got a new cache entry
 
 
 class Writer:

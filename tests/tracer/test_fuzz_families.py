@@ -7,7 +7,8 @@ from fuzz_families_run import check
 
 FIXED = {"torch_ops": (0,), "nested": (2,), "classes": (0, 70), "containers": (29,), "dynamic": (25,), "bad": (3,),
          "optim": (0,), "hf": (6,), "chains": (0,), "sizes": (7,), "globals": (0,),
-         "modules": (0,), "wrappers": (0,), "exc": (0,), "comps": (0,), "scalars": (0,), "outputs": (0,)}
+         "modules": (0,), "wrappers": (0,), "exc": (0,), "comps": (0,), "scalars": (0,), "outputs": (0,),
+         "frames": (0,), "dyn_shapes": (0,), "generators_ctx": (0,)}
 
 
 @pytest.mark.parametrize("family, seed", [(f, s) for f, seeds in FIXED.items() for s in seeds],

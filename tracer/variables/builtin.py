@@ -30,7 +30,7 @@ from .misc import SuperVariable, UserDefinedClassVariable, UserDefinedObjectVari
 from .object_protocol import InstanceDictVariable, is_mapping_object, mapping_entries
 from .operators import OperatorGetterVariable, apply_operator, realized
 from .sets import FrozensetVariable, SetVariable, unique_items
-from .sym import SymNodeVariable, sym_builtin
+from .sym import SymNodeVariable, sym_builtin, symbolic_prod
 from .tensor import TensorVariable
 from . import function_attrs
 from .user_functions import BaseUserFunctionVariable, UserMethodVariable
@@ -143,6 +143,9 @@ class BuiltinVariable(VariableTracker):
             except Exception as error:
                 raise observed(error, f"{name}() raised {type(error).__name__}: {error} at trace time") from error
             return VariableTracker.build(tx, value)
+        product = symbolic_prod(tx, args, kwargs) if self.fn is math.prod else None
+        if product is not None:
+            return product
         if self.fn is print:
             raise Unsupported("print() has a side effect outside the graph")
         raise Unsupported(f"builtin {name}() on {', '.join(a.describe() for a in args) or 'no arguments'}")

@@ -247,10 +247,40 @@ def pull(tx, iterable, limit=None) -> list:
     return items
 
 
+class _Slice:
+    """An islice of a generator (or map, filter): pulled one item at a time as the consumer asks, so
+    the generator's ops and side effects interleave with the consumer's; `count` and `next` are
+    CPython's islice counters (items taken from the source, index of the next one to give)."""
+
+    def __init__(self, iterator, start, stop, step):
+        self.source, self.stop, self.step = _Pull(None, [iterator]), stop, step
+        self.count, self.next = 0, start
+
+    def resume(self, tx):
+        while self.count < self.next:  # the items skipped before the next one given
+            if self.source._next(tx, 0) is None:
+                return None
+            self.count += 1
+        if self.stop is not None and self.count >= self.stop:
+            return None
+        item = self.source._next(tx, 0)
+        if item is None:
+            return None
+        self.count += 1
+        self.next += self.step
+        if self.stop is not None and self.next > self.stop:
+            self.next = self.stop
+        return item
+
+
 def call_islice(tx, iterable, *bounds):
-    """islice(it, stop) / islice(it, start, stop[, step]): pulls no more than `stop` items."""
+    """islice(it, stop) / islice(it, start, stop[, step]): pulls no more than `stop` items; lazily when
+    it reads a generator, whose items are made as they are pulled."""
     values = [_constant(b) for b in bounds]
     start, stop, step = (0, values[0], 1) if len(values) == 1 else (values + [None])[:3]
+    if isinstance(iterable, GeneratorVariable):
+        return LazyIteratorVariable(frame=_Slice(iterable, start or 0, stop, step or 1), qualname="islice",
+                                    kind_type=itertools.islice)
     items = pull(tx, iterable, stop)
     return ListIteratorVariable(tuple(items[start or 0::step or 1]))
 

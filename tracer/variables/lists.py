@@ -30,6 +30,10 @@ class BaseListVariable(VariableTracker):
     def as_python_constant(self):
         return self.python_type()(item.as_python_constant() for item in self.items)
 
+    def is_python_constant(self) -> bool:
+        """Asked item by item: asking must not specialise a symbolic size among them."""
+        return all(item.is_python_constant() for item in self.items) and super().is_python_constant()
+
     def as_proxy(self):
         return self.python_type()(item.as_proxy() for item in self.items)
 

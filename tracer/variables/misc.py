@@ -16,6 +16,7 @@ from .constant import ConstantVariable
 from .functional import handler_for
 from .functions import CONSTANT_CLASSES, TorchFunctionVariable
 from .lists import NamedTupleVariable
+from .sym import construct_size
 from .container_bases import base_items, container_base
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builtin_base, construct_user_object,
                               is_generic_slot, python_slot)
@@ -267,6 +268,8 @@ class UserDefinedClassVariable(VariableTracker):
             return _fold_construction(tx, self.value, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
             return _construct_namedtuple(tx, self.value, args, kwargs)
+        if self.value is torch.Size:
+            return construct_size(tx, args, kwargs)
         from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:

@@ -124,13 +124,51 @@ def apply_operator(tx, op, args: list[VariableTracker]) -> VariableTracker:
         return _fold(tx, op, [a.as_python_constant() for a in args])
     if op in _SET_OPERATORS and len(args) == 2 and all(_is_set(a) for a in args):  # sets holding tensors
         return args[0].call_method(tx, _SET_METHOD_OF[op], [args[1]], {})
-    if op in (operator.eq, operator.ne) and isinstance(args[0], BaseListVariable) \
-            and isinstance(args[1], BaseListVariable):
-        raise Unsupported("comparing sequences that hold tensors")
+    if (compared := sequence_equal(tx, op, args)) is not None:  # `x.shape == (4, n)`, symbolic sizes
+        return compared
     if op in (operator.eq, operator.ne) and len(args) == 2 and all(_identity_eq(a) for a in args):
         same = _same_object(args[0], args[1])  # a type without __eq__ (a partial, a function): identity
         return ConstantVariable(same if op is operator.eq else not same)
     raise Unsupported(f"operator {op.__name__} on {', '.join(a.describe() for a in args)}")
+
+
+def _sequence_items(var: VariableTracker):
+    """The items of a tuple or list tracker, or of a constant tuple (a torch.Size); None otherwise."""
+    if isinstance(var, (TupleVariable, ListVariable)):
+        return [item.realize() for item in var.items]
+    if type(var) is ConstantVariable and isinstance(var.value, tuple):
+        return [ConstantVariable(item) for item in var.value]
+    return None
+
+
+def sequence_equal(tx, op, args) -> VariableTracker | None:
+    """`==` / `!=` of two tuples (a torch.Size among them) or two lists that are not constants, as
+    Dynamo compares those holding symbolic sizes: lengths first, then item by item; a pair of
+    constants that differ decides, the symbolic pairs' `==` are joined by `&` into one symbolic bool
+    (nothing specialised).  Sequences holding tensors break; None: not two sequences."""
+    if op not in (operator.eq, operator.ne) or len(args) != 2:
+        return None
+    left, right = args
+    a, b = _sequence_items(left), _sequence_items(right)
+    if a is None or b is None:
+        return None
+    if any(not isinstance(item, SymNodeVariable) and not item.is_python_constant() for item in a + b):
+        if isinstance(left, BaseListVariable) and isinstance(right, BaseListVariable):
+            raise Unsupported("comparing sequences that hold tensors")
+        return None
+    if issubclass(left.python_type(), tuple) != issubclass(right.python_type(), tuple) or len(a) != len(b):
+        return ConstantVariable(op is operator.ne)  # a list is never equal to a tuple
+    joined = None
+    for x, y in zip(a, b):
+        same = apply_operator(tx, operator.eq, [x, y])
+        if same.is_python_constant():
+            if not same.as_python_constant():
+                return ConstantVariable(op is operator.ne)
+            continue
+        joined = same if joined is None else sym_operator(tx, operator.and_, [joined, same])
+    if joined is None:
+        return ConstantVariable(op is operator.eq)
+    return joined if op is operator.eq else sym_operator(tx, operator.not_, [joined])
 
 
 def _number_constant(var: VariableTracker) -> bool:

@@ -19,7 +19,7 @@ from ..exc import DataDependentBranch, Unsupported, UserError
 from .base import VariableTracker
 from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
-from .lists import TupleVariable
+from .lists import ListVariable, TupleVariable, items_of
 
 SYM_TYPES = (torch.SymInt, torch.SymBool, torch.SymFloat)
 _PYTHON_TYPE = {torch.SymInt: int, torch.SymBool: bool, torch.SymFloat: float}
@@ -174,6 +174,19 @@ def sym_builtin(tx, fn, args: list[VariableTracker]) -> VariableTracker | None:
     return None
 
 
+def symbolic_prod(tx, args, kwargs) -> VariableTracker | None:
+    """`math.prod(x.shape)` and other sequences holding symbolic sizes: one node, as Dynamo records it
+    (torch's runtime-assert pass then writes it out as the expression it is); None: not such a call."""
+    if len(args) != 1 or set(kwargs) - {"start"} or not isinstance(args[0], (TupleVariable, ListVariable)):
+        return None
+    items = args[0].items
+    if not any(isinstance(item, SymNodeVariable) for item in items) or not all(
+            isinstance(item, SymNodeVariable) or (item.is_python_constant() and type(item.as_python_constant()) is int)
+            for item in [*items, *kwargs.values()]):
+        return None
+    return tx.output.call(tx, "call_function", math.prod, (args[0],), kwargs)
+
+
 def _math_on_symbols() -> dict:
     """The math functions torch's symbolic nodes implement (`math.sqrt` -> `torch._sym_sqrt`)."""
     return {getattr(math, name): getattr(torch, f"_sym_{name}") for name in dir(math)
@@ -182,6 +195,20 @@ def _math_on_symbols() -> dict:
 
 _MATH_ON_SYMBOLS = _math_on_symbols()
 _ROUNDING = frozenset({math.floor, math.ceil, math.trunc})  # torch's symbolic numbers implement these
+
+
+def construct_size(tx, args, kwargs) -> VariableTracker:
+    """`torch.Size(sizes)` in the trace: a constant torch.Size, or a SizeVariable if a size is symbolic."""
+    if kwargs or len(args) > 1:
+        raise Unsupported("torch.Size() with keyword arguments or more than one argument")
+    items = [item.realize() for item in items_of(tx, args[0])] if args else []
+    for item in items:
+        symbolic = isinstance(item, SymNodeVariable) and item.python_type() is int
+        if not symbolic and not (item.is_python_constant() and type(item.as_python_constant()) is int):
+            raise Unsupported(f"torch.Size() of {item.describe()} (only ints and symbolic sizes are modelled)")
+    if all(item.is_python_constant() for item in items):
+        return ConstantVariable(torch.Size(item.as_python_constant() for item in items))
+    return SizeVariable(tuple(items))
 
 
 @dataclass(frozen=True, eq=False)

@@ -149,12 +149,13 @@ class LruCachedFunctionVariable(UserFunctionVariable):
     graph break at the call calls the wrapper, and its cache answers as it does eagerly."""
 
     wrapper: object = None
+    body_attr = "__wrapped__"  # the wrapper's attribute that holds `fn`
 
     def as_python_constant(self):
         return self.wrapper
 
     def bind_extras(self, tx):
-        body_source = AttrSource(self.source, "__wrapped__") if self.source is not None else None
+        body_source = AttrSource(self.source, self.body_attr) if self.source is not None else None
         return UserFunctionVariable(self.fn, source=body_source).bind_extras(tx)
 
     def function_attr(self, tx, name):
@@ -164,6 +165,18 @@ class LruCachedFunctionVariable(UserFunctionVariable):
 
     def short_repr(self) -> str:
         return f"lru_cache'd function {self.qualname}"
+
+
+@dataclass(frozen=True, eq=False)
+class TorchCompiledFunctionVariable(LruCachedFunctionVariable):
+    """A function torch.compile wrapped: a call traces the function it compiles, as Dynamo inlines
+    it; `source` names the wrapper, so a call left to run (a graph break) is compiled as the program
+    asked torch.compile to, not by whoever runs the caller."""
+
+    body_attr = "_torchdynamo_inline"
+
+    def short_repr(self) -> str:
+        return f"torch.compile'd function {self.qualname}"
 
 
 @dataclass(frozen=True, eq=False)
