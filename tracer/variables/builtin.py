@@ -358,7 +358,8 @@ class BuiltinVariable(VariableTracker):
             if not isinstance(it, (ListIteratorVariable, GeneratorVariable)):
                 raise Unsupported(f"{obj.describe()}.__iter__() returned {it.describe()}, not a known iterator")
             return it
-        return ListIteratorVariable(tuple(self._sequence(tx, obj)))
+        of_sequence = isinstance(obj.realize() if obj.is_lazy() else obj, BaseListVariable)
+        return ListIteratorVariable(tuple(self._sequence(tx, obj)), over_a_sequence=of_sequence)
 
     def call_next(self, tx, it, default=None):
         if not isinstance(it, (ListIteratorVariable, GeneratorVariable)):

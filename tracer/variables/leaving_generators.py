@@ -56,10 +56,10 @@ def returned_generators_as_iterators(tx, var: VariableTracker) -> VariableTracke
     iterator over what it has left to yield (its body run to the end now).  Only when that rest does
     nothing the program could see happen at a different time (a side effect, an in-place tensor op,
     an exception): else Unsupported, and the frame does not return a rebuilt generator."""
-    return generators_as_iterators(tx, [var])[0]
+    return generators_as_iterators(tx, [var], at_break=False)[0]
 
 
-def generators_as_iterators(tx, values: list) -> list:
+def generators_as_iterators(tx, values: list, at_break: bool = True) -> list:
     """The values alive where the trace stops (the stack and locals at a graph break, the value
     returned), each generator among them swapped for an iterator over what it has left, as
     Dynamo's reconstruct drains one; a generator held twice becomes one iterator."""
@@ -69,16 +69,19 @@ def generators_as_iterators(tx, values: list) -> list:
         if not _is_generator(item):
             return item.replace_children(swap) if _holds_generator(item) else item
         if id(item.frame) not in drained:
-            drained[id(item.frame)] = _run_to_end(tx, item, values)
+            drained[id(item.frame)] = _run_to_end(tx, item, values, at_break)
         return drained[id(item.frame)]
 
     return [swap(value) if _holds_generator(value) else value for value in values]
 
 
-def _run_to_end(tx, generator: GeneratorVariable, alive: list) -> ListIteratorVariable:
+def _run_to_end(tx, generator: GeneratorVariable, alive: list, at_break: bool) -> ListIteratorVariable:
     graph, effects = tx.output.graph, tx.output.side_effects
     nodes_before, state_before = len(graph.nodes), _effects_state(effects)
     shared = _mutation_ids_outside(tx, generator, alive)
+    frame = generator.frame.frame
+    own_sequence_iterators = {it.mutation_id for it in _reachable(list(frame.stack) + list(frame.symbolic_locals.values()))
+                              if isinstance(it, ListIteratorVariable) and it.over_a_sequence}
     reason = f"cannot rebuild the generator {generator.qualname} leaving the trace: the rest of its body"
     tx.output.mutation_log, log_before = set(), tx.output.mutation_log
     try:
@@ -92,6 +95,9 @@ def _run_to_end(tx, generator: GeneratorVariable, alive: list) -> ListIteratorVa
     if changed & shared:
         raise Unsupported(f"{reason} changes a container or iterator the code after it holds too, which "
                           "would see the change too soon")
+    if at_break and changed & own_sequence_iterators:
+        raise Unsupported(f"{reason} advances its iterator over a list or tuple, a mutation Dynamo does not "
+                          "run at a graph break")
     return ListIteratorVariable(tuple(items))
 
 
@@ -105,19 +111,21 @@ def _mutation_ids_outside(tx, generator: GeneratorVariable, alive: list) -> set:
     for frame in tx.output.suspended_frames:
         if frame is not generator.frame.frame:
             roots += list(frame.stack) + list(frame.symbolic_locals.values())
-    found: set = set()
-    seen: set = set()
+    return {var.mutation_id for var in _reachable(roots) if getattr(var, "mutation_id", None) is not None}
+
+
+def _reachable(roots: list) -> list:
+    """The trackers the roots reach through their children, each once (a lazy one only if realized)."""
+    found: dict[int, VariableTracker] = {}
 
     def walk(var):
         real = var.peek() if isinstance(var, LazyVariableTracker) else var
-        if real is None or id(real) in seen:
+        if real is None or id(real) in found:
             return
-        seen.add(id(real))
-        if getattr(real, "mutation_id", None) is not None:
-            found.add(real.mutation_id)
+        found[id(real)] = real
         for _, child in real.children():
             walk(child)
 
     for root in roots:
         walk(root)
-    return found
+    return list(found.values())

@@ -88,7 +88,7 @@ class BaseListVariable(VariableTracker):
         if name == "__contains__":
             return ConstantVariable(contains_in_order(self.items, args[0].realize()))
         if name == "__iter__":
-            return ListIteratorVariable(tuple(self.items))
+            return ListIteratorVariable(tuple(self.items), over_a_sequence=True)
         if name in ("__add__", "__mul__", "__rmul__"):
             return self._combined(name, args[0].realize())
         if name in ("index", "count") or name in _COMPARISON_DUNDERS:
@@ -602,6 +602,7 @@ class ListIteratorVariable(VariableTracker):
     items: tuple = ()
     index: int = 0
     mutation_id: int = field(default_factory=new_mutation_id)
+    over_a_sequence: bool = False  # iter() of a list or tuple: Dynamo counts its advance as a mutation
 
     def python_type(self) -> type:
         return type(iter([]))
