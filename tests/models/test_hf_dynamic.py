@@ -28,9 +28,9 @@ def _resized(args: tuple, dim: int) -> tuple:
 
 # An architecture per code path that met symbolic sizes differently (torch.Size arithmetic in GPT-2's
 # Conv1D, MobileBERT's pad, DeBERTa's relative positions, T5's position buckets), with the dimension that
-# changes between the calls: 1 the sequence length, 0 the batch. Under dynamic=True the causal decoders
-# still differ from Dynamo by one op (README), so they are compared under dynamic=None only. BART under
-# dynamic=True: config deepcopies on symbolic floats; Wav2Vec2: its resume function's graph inputs in order.
+# changes between the calls: 1 the sequence length, 0 the batch (the rest of the zoo under dynamic=True was
+# measured equal once, README). BART under dynamic=True: config deepcopies on symbolic floats; Wav2Vec2: its
+# resume function's graph inputs in order.
 DYNAMIC = [("gpt2", 1, None), ("llama", 1, None), ("mobilebert", 1, None), ("deberta_v2", 1, None),
            ("t5", 1, None), ("vit", 0, None), ("bert", 1, True), ("mobilebert", 1, True), ("deberta_v2", 1, True),
            ("vit", 0, True), ("bart", 1, True), ("wav2vec2", 0, True)]
