@@ -87,7 +87,12 @@ from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
 from .variables.sets import SetVariable
-from .variables.user_functions import LruCachedFunctionVariable, TorchCompiledFunctionVariable, UserFunctionVariable
+from .variables.user_functions import (
+    LruCachedFunctionVariable,
+    TorchCompiledFunctionVariable,
+    UserFunctionVariable,
+    UserMethodVariable,
+)
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
 _C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -356,6 +361,12 @@ def _build_callable_or_object(tx, value, source: Source):
     context = _context_object(tx, value, source)
     if context is not None:
         return context
+    if isinstance(value, types.MethodType) and trace_rules.classify(value.__func__) == "user":
+        # a bound method from outside (a resume function's stack holds `module.register_buffer`): its
+        # function bound to its object, each guarded through its own source, as Dynamo's UserMethodVariable
+        # (a method of a torch class would otherwise be taken for a torch operator, a node of the graph)
+        fn = build(tx, value.__func__, AttrSource(source, "__func__"))
+        return UserMethodVariable(fn, build(tx, value.__self__, AttrSource(source, "__self__")), source=source)
     if callable(value) and not isinstance(value, type):
         rule = trace_rules.classify(value)
         if rule == "user":

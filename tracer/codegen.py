@@ -576,17 +576,21 @@ class PyCodegen:
                 if source is None:
                     raise Unsupported(f"assigning the closure variable {cell.name!r} of a function "
                                       "the rewritten code cannot reach")
-                staged.append((None, source, self._staged(effects.load_cell(cell.cell_id))))
+                value = self._staged(effects.load_cell(cell.cell_id))
+                source.reconstruct(self)  # the cell itself, loaded before any write (see stage_side_effects)
+                target = self.new_temp("___target")
+                self.store(target)
+                staged.append((None, target, value))
         return staged
 
     def apply_cells(self, staged: list) -> None:
         """Write the traced contents into the real cells."""
-        for name, source, temp in staged:
+        for name, target, temp in staged:
             self.load(temp)
             if name is not None:
                 self.store_deref(name)
             else:
-                source.reconstruct(self)
+                self.load(target)
                 self.emit("STORE_ATTR", "cell_contents")
 
     def _staged(self, value) -> str:
@@ -596,7 +600,10 @@ class PyCodegen:
         return temp
 
     def stage_side_effects(self) -> list:
-        """Evaluate every replayed value into temps (before anything is mutated)."""
+        """Evaluate every replayed value, and every object written to, into temps before anything is
+        mutated, as Dynamo loads them all before its stores: a target reached through an attribute or
+        a container another write changes (`old = a.child; a.child = b; old.v = 1`) is the object the
+        trace wrote to, not what its source names afterwards."""
         staged = []
         for kind, target, key, value in self.side_effects.outside_effects():
             if kind == "setattr" and target.is_new():
@@ -620,20 +627,32 @@ class PyCodegen:
             else:
                 self.reconstruct(value)
             self.store(temp)
-            staged.append((kind, target, key, temp))
+            staged.append((kind, self._staged_target(kind, target), key, temp))
         return staged
+
+    def _staged_target(self, kind: str, target) -> str | None:
+        """The temp holding the object an effect writes to (a global is written by name)."""
+        if kind == "global":
+            return None
+        if kind == "container":  # a container's target is its source
+            target.reconstruct(self)
+        else:
+            self.reconstruct(target)
+        temp = self.new_temp("___target")
+        self.store(temp)
+        return temp
 
     def apply_side_effects(self, staged: list) -> None:
         for kind, target, key, temp in staged:
             if kind == "setattr":
                 self.load(temp)
-                self.reconstruct(target)
+                self.load(target)
                 self.emit("STORE_ATTR", key)
             elif kind == "container":  # key: the function that updates the real container
-                self.call(key, lambda: (target.reconstruct(self), self.load(temp)), 2)
+                self.call(key, lambda: (self.load(target), self.load(temp)), 2)
                 self.emit("POP_TOP")
             elif kind == "hook":  # key: (its index, the Tensor method that registers it)
-                self.call(getattr(torch.Tensor, key[1]), lambda: (self.reconstruct(target), self.load(temp)), 2)
+                self.call(getattr(torch.Tensor, key[1]), lambda: (self.load(target), self.load(temp)), 2)
                 self.emit("POP_TOP")
             else:
                 self.load(temp)

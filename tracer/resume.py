@@ -81,14 +81,34 @@ def _explicit_super(body: list, self_name: str) -> list:
         item, following = body[n], body[n + 1:n + 3]
         out.append(item)
         n += 1
-        if isinstance(item, bc.Instr) and item.name == "LOAD_GLOBAL" and item.arg == (True, "super") \
-                and all(isinstance(x, bc.Instr) for x in following) \
-                and [(x.name, x.arg) for x in following] == [("PRECALL", 0), ("CALL", 0)]:
+        if _is_library_super_call(body, n - 1):
             out += [bc.Instr("LOAD_DEREF", bc.FreeVar("__class__"), lineno=item.lineno),
                     bc.Instr("LOAD_FAST", self_name, lineno=item.lineno),
                     *(bc.Instr(x.name, 2, lineno=x.lineno) for x in following)]
             n += 2
     return out
+
+
+SUPER_ARGUMENTS = 2  # what _explicit_super inserts per call: LOAD_DEREF __class__, LOAD_FAST self
+
+
+def _is_library_super_call(items: list, n: int) -> bool:
+    """items[n:n + 3] (the bytecode package's items) is `super()`: LOAD_GLOBAL super, PRECALL 0, CALL 0."""
+    item, following = items[n], items[n + 1:n + 3]
+    return isinstance(item, bc.Instr) and item.name == "LOAD_GLOBAL" and item.arg == (True, "super") \
+        and all(isinstance(x, bc.Instr) for x in following) \
+        and [(x.name, x.arg) for x in following] == [("PRECALL", 0), ("CALL", 0)]
+
+
+def _rewritten_supers(resume_code: types.CodeType, origin_code: types.CodeType) -> list[int]:
+    """Where the resume function of `origin_code` made each `super()` explicit: the calls' positions among
+    the original's instructions after its MAKE_CELL / COPY_FREE_VARS, when it did (its `self` is live)."""
+    self_name = zero_arg_super_self(origin_code)
+    if self_name is None or self_name not in resume_code.co_varnames[:resume_code.co_argcount]:
+        return []
+    _, instrs = library_instructions(origin_code)
+    setup = setup_instructions(origin_code)
+    return [n - setup for n in range(setup, len(instrs)) if _is_library_super_call(instrs, n)]
 
 
 def has_backedge(decoded: DecodedCode, index: int) -> bool:
@@ -146,8 +166,11 @@ def library_instruction(code: types.CodeType, decoded: DecodedCode, index: int) 
 def origin_index(decoded: DecodedCode, target: int, origin_code: types.CodeType, prologue: int) -> int:
     """The instruction of the original code that instruction `target` of a resume function (`decoded`,
     with `prologue` instructions of its own before the copy) copies."""
-    position = decoded_index_to_library(decoded)[target] - prologue + setup_instructions(origin_code)
-    return decoded_index_to_library(decode(origin_code)).index(position)
+    position = decoded_index_to_library(decoded)[target] - prologue
+    for call in _rewritten_supers(decoded.code, origin_code):  # each inserted two instructions after it
+        if call < position:
+            position -= SUPER_ARGUMENTS
+    return decoded_index_to_library(decode(origin_code)).index(position + setup_instructions(origin_code))
 
 
 def decoded_index_to_library(decoded: DecodedCode) -> list[int]:

@@ -504,13 +504,12 @@ class UserDefinedObjectVariable(VariableTracker):
         guard_mro_lacks(tx, cls_var.value, cls_var.source, *names)
 
     def _instance_dict(self, tx):
-        """obj.__dict__: of an object made in the trace, a view of its recorded attributes; of an
-        outside object, its real dict, a tracked container (writes replay on it)."""
-        if self.is_new() or (self.source is not None and tx.output.side_effects.attrs.get(self.identity())):
-            return InstanceDictVariable(self)  # a view: the trace's assignments on top
-        if self.source is None:
-            raise Unsupported(f"__dict__ of {self.describe()}, reached without a source")
-        return VariableTracker.build(tx, self.value.__dict__, AttrSource(self.source, "__dict__"))
+        """obj.__dict__: a view of the object's attributes with the trace's assignments on top, as Dynamo's
+        DunderDictVariable: a write through it is an attribute store, so `obj.k` after `obj.__dict__[k] = v`
+        reads v (the real dict, tracked as a container of its own, kept its writes from the attribute reads)."""
+        if self.is_new() or self.source is not None:
+            return InstanceDictVariable(self)
+        raise Unsupported(f"__dict__ of {self.describe()}, reached without a source")
 
     def del_attr(self, tx, name):
         """delattr() on an object made in the trace: the attribute leaves the record."""

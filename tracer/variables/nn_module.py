@@ -75,6 +75,22 @@ def _guard_members(tx, module, source, slot: str, read: str = "keys", key=None) 
         tx.output.install_guard(dict_source, "DICT_CONTAINS", (key, key in members))
 
 
+def changed_members(tx, module, slot: str):
+    """The tracker of the module's member dict `slot` when the trace changed it (a register_buffer, a
+    buffer assigned), else None: the real dict is then stale for what the trace reads after."""
+    members = module.__dict__.get(slot)
+    if members is None:
+        return None
+    tracked = tx.output.side_effects.tracked_container(members)
+    return tracked if tracked is not None and tx.output.side_effects.is_mutated(tracked) else None
+
+
+def _refuse_stale_listing(tx, module, slot: str) -> None:
+    """Listing a member dict the trace changed would answer from the real, unchanged one: break instead."""
+    if changed_members(tx, module, slot) is not None:
+        raise Unsupported(f"listing {slot} of a {type(module).__qualname__} module after the trace changed it")
+
+
 def record_module_init(tx) -> None:
     """What nn.Module.__init__ leaves in a graph that traces it (as Dynamo's does): its usage log
     call, once per graph (the log is once per process: a second call records nothing)."""
@@ -123,6 +139,11 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if name not in instance_dict and not _class_defines(type(module), name):
             # nn.Module.__getattr__: reached only when the class and the instance dict both miss
             for slot in _SLOTS:
+                changed = changed_members(tx, module, slot)
+                if changed is not None:  # the trace's own version: a register_buffer in forward is read back
+                    if name in changed.entries:
+                        return changed.getitem(tx, ConstantVariable(name))
+                    continue
                 members = instance_dict.get(slot, {})
                 if name in members:  # a None member too is guarded: registering a tensor there recompiles
                     return VariableTracker.build(tx, members[name], self._slot_source(slot, name))
@@ -227,6 +248,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
         slot = self._container_slot()
         if slot is None:
             raise Unsupported(f"iterating over the module {type(self.value).__qualname__}")
+        _refuse_stale_listing(tx, self.value, slot)
         _guard_members(tx, self.value, self.source, slot)
         keys = list(self.value.__dict__[slot])
         if isinstance(self.value, torch.nn.ModuleDict):
@@ -247,6 +269,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def _container_method(self, tx, name, args):
         """len(c), c[i], c[a:b] and `k in c`, each guarding the part of the keys it read."""
         slot = self._container_slot()
+        _refuse_stale_listing(tx, self.value, slot)
         keys = list(self.value.__dict__[slot])
         if name == "__len__":
             _guard_members(tx, self.value, self.source, slot, "len")
@@ -283,15 +306,13 @@ class NNModuleVariable(UserDefinedObjectVariable):
         results, seen = [], set()
 
         def walk(module, source, prefix):
-            _guard_members(tx, module, source, slot)
-            for name, value in module.__dict__.get(slot, {}).items():
-                if value is None or id(value) in seen:
+            for name, identity, tracker in self._member_trackers(tx, module, source, slot):
+                if identity in seen:  # a tied parameter is listed once
                     continue
-                seen.add(id(value))
-                member_source = GetItemSource(AttrSource(source, slot), name) if source is not None else None
-                tracker = VariableTracker.build(tx, value, member_source)
+                seen.add(identity)
                 results.append(TupleVariable((ConstantVariable(prefix + name), tracker)) if named else tracker)
             if recurse and slot != "_modules":
+                _refuse_stale_listing(tx, module, "_modules")
                 _guard_members(tx, module, source, "_modules")
                 for name, child in module._modules.items():
                     if child is not None:
@@ -300,6 +321,23 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
         walk(self.value, self.source, "")
         return ListIteratorVariable(tuple(results))
+
+    @staticmethod
+    def _member_trackers(tx, module, source, slot: str) -> list:
+        """(name, identity, tracker) of each member in one of a module's member dicts, None ones left out: the
+        trace's own version of the dict when it changed it (a buffer registered in forward is listed)."""
+        changed = changed_members(tx, module, slot)
+        if changed is not None:
+            entries = changed.read_entries()
+            return [(name, ("traced", id(tracker)), tracker) for name, tracker in entries.items()
+                    if not (isinstance(tracker, ConstantVariable) and tracker.value is None)]
+        _guard_members(tx, module, source, slot)
+        members = []
+        for name, value in module.__dict__.get(slot, {}).items():
+            if value is not None:
+                member_source = GetItemSource(AttrSource(source, slot), name) if source is not None else None
+                members.append((name, id(value), VariableTracker.build(tx, value, member_source)))
+        return members
 
     def _slice(self, keys: list[str]):
         """seq[a:b]: a new container of the same modules, each keeping its Source."""
@@ -319,7 +357,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
         value = value.realize()
         buffer = name in self.value.__dict__.get("_buffers", {})
         if buffer and isinstance(value, TensorVariable) and not _is_parameter(value):
-            pass  # `self.count += 1`: __setattr__ puts a tensor given for a buffer's name in _buffers
+            # `self.count += 1`: __setattr__ puts a tensor given for a buffer's name in _buffers, where
+            # `self._buffers[name]`, named_buffers() and the attribute itself then read it
+            if self.source is not None:
+                buffers = VariableTracker.build(tx, self.value._buffers, AttrSource(self.source, "_buffers"))
+                buffers.realize().call_method(tx, "__setitem__", [ConstantVariable(name), value], {})
+                return
         elif isinstance(value, NNModuleVariable) or _is_parameter(value) or any(
                 name in self.value.__dict__.get(slot, {}) for slot in _SLOTS):
             raise Unsupported(f"assigning the parameter, buffer or submodule {name!r} of a module")
