@@ -140,5 +140,17 @@ def a_bound_method_of_a_torch_module_left_on_the_stack_at_a_break_is_called_as_a
     return x + len(list(m.parameters()))
 
 
+# ---- views: a stride the trace folded to a number --------------------------------------------------------------
+
+@case(CASES, call(T(3, 3)), call(T(3, 3)), compiles="C.", dynamic=True)
+def a_stride_whose_symbol_a_split_fixed_is_returned_as_an_int(x):
+    """Splitting by rows fixes the row count (one tensor per row), so t.stride() folds: the SymInt of the
+    fake tensor, a number now, is returned as the int it stands for, not as itself."""
+    t = x * 1
+    a, b = t.split(1, dim=0)[:2]
+    b.add_(1)
+    return t, t.stride()
+
+
 test_fuzz7_found = parametrize(CASES)
 test_fuzz7_found_breaks = parametrize_breaks(BREAK_CASES)

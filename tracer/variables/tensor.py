@@ -51,6 +51,15 @@ def _is_symbolic(value) -> bool:
     return isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)) and not value.node.expr.is_number
 
 
+def _plain_number(value):
+    """A SymInt / SymFloat / SymBool whose symbol was specialised away (a stride of a tensor split by a
+    size that is now fixed) as the Python number it stands for: the fake one must not leave the trace."""
+    for sym, plain in ((torch.SymBool, bool), (torch.SymInt, int), (torch.SymFloat, float)):
+        if isinstance(value, sym):
+            return plain(value)
+    return value
+
+
 def _is_shape_request(args) -> bool:
     """Tensor.new's arguments that name a shape (one torch.Size, or ints), not data to copy."""
     if len(args) == 1 and args[0].is_python_constant() and isinstance(args[0].as_python_constant(), torch.Size):
@@ -172,8 +181,8 @@ class TensorVariable(VariableTracker):
                 value = torch.Size(int(s) for s in value)
             elif isinstance(value, tuple):
                 from .lists import TupleVariable  # cycle: .lists -> .tensor
-                return TupleVariable(tuple(ConstantVariable(v) for v in value))
-            return ConstantVariable(value)
+                return TupleVariable(tuple(ConstantVariable(_plain_number(v)) for v in value))
+            return ConstantVariable(_plain_number(value))
         if name in DATA_DEPENDENT_METHODS:  # unbacked symbols where the trace captures them, else a break
             from .scalars import read_data  # cycle: .scalars -> .lists -> .tensor
             return read_data(tx, self, name, args, kwargs)
