@@ -361,6 +361,8 @@ def _build_callable_or_object(tx, value, source: Source):
     context = _context_object(tx, value, source)
     if context is not None:
         return context
+    if isinstance(value, types.CellType):
+        return _real_cell(tx, value, source)
     if isinstance(value, types.MethodType) and trace_rules.classify(value.__func__) == "user":
         # a bound method from outside (a resume function's stack holds `module.register_buffer`): its
         # function bound to its object, each guarded through its own source, as Dynamo's UserMethodVariable
@@ -397,6 +399,19 @@ def _build_callable_or_object(tx, value, source: Source):
     if is_optimizer(value):
         return OptimizerVariable(value, source=source)
     return UserDefinedObjectVariable(value, source=source)
+
+
+def _real_cell(tx, cell, source: Source):
+    """A closure cell from outside (`f.__closure__[0]`): the one tracker of that cell in the trace, so
+    `cell_contents` reads what a call of `f` traced before wrote there (a nonlocal), as Dynamo reads it."""
+    known = tx.output.side_effects.known_real_cell(cell)
+    if known is not None:
+        return known
+    try:
+        contents = cell.cell_contents
+    except ValueError as error:
+        raise Unsupported(f"an empty closure cell at {source.name()}") from error
+    return tx.real_cell(cell, "", build(tx, contents, AttrSource(source, "cell_contents")), source)
 
 
 def _context_object(tx, value, source):

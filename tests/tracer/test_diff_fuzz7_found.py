@@ -2,7 +2,7 @@
 module_attrs) found, one small case each, against eager and real Dynamo.  Each case is the reduced program,
 rewritten by hand where that made it clearer."""
 import torch
-from differential import T, call, case, parametrize
+from differential import T, call, case, mutate_with, parametrize
 from differential_breaks import break_case, parametrize_breaks
 from torch import nn
 
@@ -138,6 +138,33 @@ def a_bound_method_of_a_torch_module_left_on_the_stack_at_a_break_is_called_as_a
     m = nn.Linear(3, 3)
     m.register_parameter("p", nn.Parameter(x * 2))
     return x + len(list(m.parameters()))
+
+
+# ---- cells: a closure cell from outside read through __closure__ ------------------------------------------------
+
+def _counter(start):
+    count = start
+
+    def bump(k):
+        nonlocal count
+        count += k
+        return count
+
+    return bump
+
+
+BUMPER = _counter(0)
+# a cell's contents are no global a snapshot restores: each call starts from a fresh counter
+_FRESH_BUMPER = mutate_with(lambda g: g.__setitem__("BUMPER", _counter(0)), "BUMPER = _counter(0)")
+
+
+@case(CASES, call(T(3), mutate=_FRESH_BUMPER), call(T(3), mutate=_FRESH_BUMPER), compiles="C.",
+      state=lambda: BUMPER.__closure__[0].cell_contents)
+def a_cell_read_through_closure_holds_what_a_traced_call_wrote(x):
+    """BUMPER(1) writes its cell (a nonlocal) in the trace; `cell_contents` reads that, not the cell as it
+    was (Standin broke at the getset descriptor)."""
+    t = x + BUMPER(1)
+    return t + BUMPER.__closure__[0].cell_contents
 
 
 # ---- views: a stride the trace folded to a number --------------------------------------------------------------

@@ -27,6 +27,17 @@ class CellVariable(VariableTracker):
     cell_id: int = field(default_factory=new_mutation_id)
     name: str = ""
 
+    def python_type(self) -> type:
+        return types.CellType
+
+    def var_getattr(self, tx, name):
+        """`cell.cell_contents`: what the cell holds at this point of the trace."""
+        if name == "cell_contents":
+            contents = tx.output.side_effects.load_cell(self.cell_id)
+            if contents is not None:
+                return contents
+        return super().var_getattr(tx, name)
+
     def short_repr(self) -> str:
         return f"cell {self.name}"
 
