@@ -140,6 +140,25 @@ def a_bound_method_of_a_torch_module_left_on_the_stack_at_a_break_is_called_as_a
     return x + len(list(m.parameters()))
 
 
+class _Extra(nn.Module):
+    def forward(self, x, k=1):
+        h = x + getattr(self, "extra", 0)
+        print("at", k)
+        self.extra = k * 2
+        return h
+
+
+EXTRA = _Extra()
+
+
+@break_case(BREAK_CASES, call(T(3), 1), call(T(3), 1), call(T(3), 2), compiles="C.C",
+            state=lambda: getattr(EXTRA, "extra", None))
+def a_module_attribute_read_missing_is_guarded_missing(x, n):
+    """getattr(self, 'extra', 0) found nothing on the first call: the graph is guarded on `extra` staying
+    missing, so on the second call (the resume function set it) forward's frame recompiles instead of adding 0."""
+    return EXTRA(x, k=n)
+
+
 # ---- cells: a closure cell from outside read through __closure__ ------------------------------------------------
 
 def _counter(start):

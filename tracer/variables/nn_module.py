@@ -149,10 +149,22 @@ class NNModuleVariable(UserDefinedObjectVariable):
                     return VariableTracker.build(tx, members[name], self._slot_source(slot, name))
             if type(module).__getattr__ is torch.nn.Module.__getattr__ and not hasattr(type(module), name):
                 # nn.Module.__getattr__ looks only in those dicts: the attribute is missing, as getattr's
-                # default, hasattr or an `except AttributeError` expect to be told
+                # default, hasattr or an `except AttributeError` expect to be told; guarded missing from
+                # each, so a module that gains it later (`self.extra = k` after the break) recompiles
+                self._guard_missing(tx, name)
                 raise observed(AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'"),
                                f"{type(module).__qualname__} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
+
+    def _guard_missing(self, tx, name: str) -> None:
+        """`name` is in none of the module's dicts (its own, its member dicts) nor on its classes."""
+        if self.source is None:
+            return
+        tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
+        for slot in _SLOTS:
+            if slot in self.value.__dict__:
+                _guard_members(tx, self.value, self.source, slot, "contains", name)
+        self.guard_class_lacks(tx, name)
 
     def _overrides(self, name: str) -> bool:
         """Whether the user's class (not torch) replaces nn.Module's method `name`."""
