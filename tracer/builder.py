@@ -433,9 +433,13 @@ def is_typing_constant(value) -> bool:
 def _is_object_key(key) -> bool:
     """A key hashed by identity that the trace meets as a tracker: a tensor, a module, an object
     whose class keeps object's __hash__ and __eq__ (an optimizer's `state[p]`)."""
-    if isinstance(key, (torch.Tensor, torch.nn.Module)):
+    if isinstance(key, (torch.Tensor, torch.nn.Module, functools.partial)):
         return True
+    if type(key) is tuple or (isinstance(key, tuple) and tuple_fields(type(key))):  # `(partial, 1)`: its items' keys, the tuple pinned
+        return all(is_constant_value(item) or _is_object_key(item) for item in key)
     cls = type(key)
+    if isinstance(inspect.getattr_static(cls, "__hash__", None), types.FunctionType):
+        return True  # its own __hash__, traced where the key is made (key_hashes)
     return cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__
 
 

@@ -15,6 +15,7 @@ import torch
 from ..exc import ObservedException, Unsupported, observed
 from ..source import TypeSource
 from .base import VariableTracker
+from .key_hashes import has_own_hash, traced_hash
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import python_dunder
@@ -174,6 +175,10 @@ class BuiltinVariable(VariableTracker):
         if isinstance(obj, (BaseListVariable, ConstDictVariable, DictViewVariable)):
             return obj.call_method(tx, "__len__", [], {})  # without realizing (and guarding) the items
         return obj.call_method(tx, "__len__", [], {}) if not obj.is_python_constant() else None
+
+    def call_hash(self, tx, obj):
+        """hash(obj) of a user object whose class has its own __hash__: traced, as Dynamo traces it."""
+        return ConstantVariable(traced_hash(tx, obj)) if has_own_hash(obj) else None
 
     def call_isinstance(self, tx, obj, classes):
         cls = classes.as_python_constant()
