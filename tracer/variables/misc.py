@@ -144,6 +144,9 @@ class SkippedFunctionVariable(VariableTracker):
             result = self.value(*[a.as_python_constant() for a in args],
                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
             return VariableTracker.build(tx, result)
+        from .exceptions import ExceptionVariable, init_exception, is_base_exception_init  # cycle: -> .misc
+        if is_base_exception_init(self.value) and args and isinstance(args[0].realize(), ExceptionVariable):
+            return init_exception(tx, args[0], args[1:], kwargs)  # Exception.__init__(self, msg)
         name = getattr(self.value, "__qualname__", None) or repr(self.value)
         module = getattr(self.value, "__module__", None)
         raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
@@ -609,6 +612,9 @@ class SuperVariable(VariableTracker):
             attr = klass.__dict__[name]
             if attr is object.__init__:
                 return _NoOpInit()
+            from .exceptions import ExceptionInitVariable, ExceptionVariable, is_base_exception_init  # cycle
+            if is_base_exception_init(attr) and isinstance(self.obj.realize(), ExceptionVariable):
+                return ExceptionInitVariable(self.obj)  # sets its args
             source = GetItemSource(dict_source, name) if dict_source is not None else None
             on_class = self.obj.realize() is start
             if on_class and isinstance(attr, types.FunctionType):
