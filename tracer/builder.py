@@ -284,7 +284,7 @@ def _build_module_or_wrapper(tx, value, source: Source):
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
         keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().read_entries()
         return FunctoolsPartialVariable(func, tuple(args), dict(keywords), flattens=not vars(value),
-                                        partial_id=("outside", id(value)), source=source,
+                                        partial_id=("outside", id(value)), source=source, value=value,
                                         identity_guard=lambda: guard(source, "ID_MATCH", value))
     if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):
         # `LOG.append` handed over as a value (on a resume function's stack): a method of a container

@@ -298,8 +298,11 @@ class PyCodegen:
             parts = var.rebuild_call()
             self._built_once(id(var.frame), lambda: self.call(var.kind_type, lambda: [self.reconstruct(part)
                                                                                       for part in parts], len(parts)))
-        elif isinstance(var, FunctoolsPartialVariable):
-            self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
+        elif isinstance(var, FunctoolsPartialVariable) and var.source is not None:
+            var.source.reconstruct(self)  # one from outside: that object (`p is P` after a break)
+        elif isinstance(var, FunctoolsPartialVariable):  # one made in the trace, made once however many hold it
+            self._built_once(var.identity(), lambda: self._call_with_kwargs(
+                functools.partial, [var.func, *var.args], var.keywords))
         elif isinstance(var, ExceptionVariable):
             self._exception(var)
         elif isinstance(var, RemovableHandleVariable) and var.pending is not None:

@@ -16,6 +16,7 @@ from .constant import ConstantVariable
 from .functional import handler_for
 from .functions import CONSTANT_CLASSES, TorchFunctionVariable
 from .lists import NamedTupleVariable
+from .partial import FunctoolsPartialVariable
 from .sym import construct_size
 from .container_bases import base_items, container_base
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builtin_base, construct_user_object,
@@ -144,6 +145,8 @@ class SkippedFunctionVariable(VariableTracker):
             result = self.value(*[a.as_python_constant() for a in args],
                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
             return VariableTracker.build(tx, result)
+        if self.value is functools.partial.__call__ and args and isinstance(args[0].realize(), FunctoolsPartialVariable):
+            return args[0].call_function(tx, args[1:], kwargs)  # type(p).__dict__['__call__'](p, x)
         from .exceptions import ExceptionVariable, init_exception, is_base_exception_init  # cycle: -> .misc
         if is_base_exception_init(self.value) and args and isinstance(args[0].realize(), ExceptionVariable):
             return init_exception(tx, args[0], args[1:], kwargs)  # Exception.__init__(self, msg)
