@@ -296,8 +296,8 @@ class PyCodegen:
             self.emit("CALL", 0)
         elif isinstance(var, LazyIteratorVariable):  # one object however many hold it, as a list is
             parts = var.rebuild_call()
-            self._built_once(id(var.frame), lambda: self.call(var.kind_type, lambda: [self.reconstruct(part)
-                                                                                      for part in parts], len(parts)))
+            self._built_once(id(var.frame), lambda: self.call(
+                var.rebuild_callable(), lambda: [self.reconstruct(part) for part in parts], len(parts)))
         elif isinstance(var, FunctoolsPartialVariable) and var.source is not None:
             var.source.reconstruct(self)  # one from outside: that object (`p is P` after a break)
         elif isinstance(var, FunctoolsPartialVariable):  # one made in the trace, made once however many hold it
