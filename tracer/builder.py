@@ -87,7 +87,8 @@ from .variables.optimizer import OptimizerVariable, is_optimizer
 from .variables.partial import FunctoolsPartialVariable
 from .variables.polyfills import polyfill_for
 from .variables.sets import SetVariable
-from .variables.user_functions import LruCachedFunctionVariable, TorchCompiledFunctionVariable, UserFunctionVariable
+from .variables.user_functions import (LruCachedFunctionVariable, StandinCompiledFunctionVariable,
+                                       TorchCompiledFunctionVariable, UserFunctionVariable)
 
 _SEQUENCE_ITERATORS = (type(iter(())), type(iter([])))
 _C_CALLABLES = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
@@ -296,7 +297,11 @@ def _build_module_or_wrapper(tx, value, source: Source):
     inline_target = type(value).__dict__.get("inline_target")  # a tracer.compile'd function
     if isinstance(inline_target, property) and inline_target.__get__(value) is not None:
         guard(source, "ID_MATCH", value)  # inlined, as Dynamo inlines a compiled function it meets
-        return build_from_source(tx, inline_target.__get__(value), AttrSource(source, "fn"))
+        body = inline_target.__get__(value)
+        if not isinstance(body, types.FunctionType):  # a compiled builtin or class: what it wraps
+            return build_from_source(tx, body, AttrSource(source, "fn"))
+        guard(AttrSource(AttrSource(source, "fn"), "__code__"), "ID_MATCH", body.__code__)
+        return StandinCompiledFunctionVariable(body, wrapper=value, source=source)
     body = trace_rules.torch_compiled_target(value)
     if isinstance(body, types.FunctionType):  # a torch.compile'd function: what it compiles is inlined
         guard(AttrSource(source, "__code__"), "ID_MATCH", value.__code__)
