@@ -115,6 +115,15 @@ def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_va
 
 # Receivers whose bound C methods are pure functions of their arguments: nothing can change them.
 _IMMUTABLE_RECEIVERS = (frozenset, str, bytes)
+# alternative constructors of immutable builtins: pure functions of constants (int.from_bytes, float.fromhex)
+_PURE_CLASSMETHODS = ((int, "from_bytes"), (float, "fromhex"), (bytes, "fromhex"), (str, "maketrans"),
+                      (bytes, "maketrans"))
+
+
+def _pure_classmethod(fn) -> bool:
+    """Compared by identity and name: hashing a bound method would hash its receiver (a user's __hash__)."""
+    owner = getattr(fn, "__self__", None)
+    return any(owner is cls and getattr(fn, "__name__", None) == name for cls, name in _PURE_CLASSMETHODS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,7 +147,7 @@ class SkippedFunctionVariable(VariableTracker):
         if transform is not None:
             raise Unsupported(f"torch.func.{transform}(): a functorch transform Dynamo does not trace either (it "
                               "calls torch._dynamo.disallow_in_graph): it runs as it is")
-        if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
+        if (type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS or _pure_classmethod(self.value)) \
                 and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of
             # constants, answered now
@@ -276,6 +285,8 @@ class UserDefinedClassVariable(VariableTracker):
             return _construct_namedtuple(tx, self.value, args, kwargs)
         if self.value is torch.Size:
             return construct_size(tx, args, kwargs)
+        if self.value is torch.Tensor:  # torch.Tensor(x), type(x)(x): the legacy constructor, a graph node (Dynamo's)
+            return TorchFunctionVariable(torch.Tensor).call_function(tx, args, kwargs)
         from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
@@ -298,7 +309,7 @@ class UserDefinedClassVariable(VariableTracker):
 
 
 # Classes whose instances are constants: made at trace time from constant arguments.
-FOLDED_CLASSES = frozenset({torch.device})
+FOLDED_CLASSES = frozenset({torch.device, complex})
 
 
 def _fold_construction(tx, cls, args, kwargs):
