@@ -89,6 +89,7 @@ from .variables.polyfills import polyfill_for
 from .variables.sets import SetVariable
 from .variables.user_functions import (
     LruCachedFunctionVariable,
+    StandinCompiledFunctionVariable,
     TorchCompiledFunctionVariable,
     UserFunctionVariable,
     UserMethodVariable,
@@ -289,7 +290,7 @@ def _build_module_or_wrapper(tx, value, source: Source):
         args = build(tx, value.args, AttrSource(source, "args")).realize().items
         keywords = build(tx, value.keywords, AttrSource(source, "keywords")).realize().read_entries()
         return FunctoolsPartialVariable(func, tuple(args), dict(keywords), flattens=not vars(value),
-                                        partial_id=("outside", id(value)), source=source,
+                                        partial_id=("outside", id(value)), source=source, value=value,
                                         identity_guard=lambda: guard(source, "ID_MATCH", value))
     if isinstance(value, types.BuiltinMethodType) and type(getattr(value, "__self__", None)) in (list, dict, set):
         # `LOG.append` handed over as a value (on a resume function's stack): a method of a container
@@ -301,7 +302,11 @@ def _build_module_or_wrapper(tx, value, source: Source):
     inline_target = type(value).__dict__.get("inline_target")  # a tracer.compile'd function
     if isinstance(inline_target, property) and inline_target.__get__(value) is not None:
         guard(source, "ID_MATCH", value)  # inlined, as Dynamo inlines a compiled function it meets
-        return build_from_source(tx, inline_target.__get__(value), AttrSource(source, "fn"))
+        body = inline_target.__get__(value)
+        if not isinstance(body, types.FunctionType):  # a compiled builtin or class: what it wraps
+            return build_from_source(tx, body, AttrSource(source, "fn"))
+        guard(AttrSource(AttrSource(source, "fn"), "__code__"), "ID_MATCH", body.__code__)
+        return StandinCompiledFunctionVariable(body, wrapper=value, source=source)
     body = trace_rules.torch_compiled_target(value)
     if isinstance(body, types.FunctionType):  # a torch.compile'd function: what it compiles is inlined
         guard(AttrSource(source, "__code__"), "ID_MATCH", value.__code__)
@@ -459,9 +464,13 @@ def is_typing_constant(value) -> bool:
 def _is_object_key(key) -> bool:
     """A key hashed by identity that the trace meets as a tracker: a tensor, a module, an object
     whose class keeps object's __hash__ and __eq__ (an optimizer's `state[p]`)."""
-    if isinstance(key, (torch.Tensor, torch.nn.Module)):
+    if isinstance(key, (torch.Tensor, torch.nn.Module, functools.partial)):
         return True
+    if type(key) is tuple or (isinstance(key, tuple) and tuple_fields(type(key))):  # `(partial, 1)`: its items' keys, the tuple pinned
+        return all(is_constant_value(item) or _is_object_key(item) for item in key)
     cls = type(key)
+    if isinstance(inspect.getattr_static(cls, "__hash__", None), types.FunctionType):
+        return True  # its own __hash__, traced where the key is made (key_hashes)
     return cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__
 
 

@@ -28,7 +28,7 @@ from .variables.builtin import OperatorGetterVariable
 from .variables.constant import ConstantVariable
 from .variables.ctx_manager import GradModeVariable, NullContextVariable, inactive_set_grad_enabled
 from .variables.dicts import ConstDictVariable, DictViewVariable
-from .variables.exceptions import ExceptionVariable, plain_exception_class
+from .variables.exceptions import ExceptionVariable, plain_exception_class, python_init
 from .variables.functional import LazyIteratorVariable
 from .variables.functions import TorchFunctionVariable
 from .variables.mapping_proxy import MappingProxyVariable
@@ -143,8 +143,10 @@ def _advance_iterator(target, steps):
 
 
 def _exception_with(cls, args, names, *values):
-    """An exception made in the trace, rebuilt with the attributes the trace set on it."""
-    error = cls(*args)
+    """An exception made in the trace, rebuilt with the attributes the trace set on it; one whose class
+    has its own __init__ by BaseException.__new__ alone (that __init__ ran in the trace: its writes are
+    among the attributes)."""
+    error = cls.__new__(cls, *args) if python_init(cls) is not None else cls(*args)
     for name, value in zip(names, values):
         setattr(error, name, value)
     return error
@@ -294,10 +296,13 @@ class PyCodegen:
             self.emit("CALL", 0)
         elif isinstance(var, LazyIteratorVariable):  # one object however many hold it, as a list is
             parts = var.rebuild_call()
-            self._built_once(id(var.frame), lambda: self.call(var.kind_type, lambda: [self.reconstruct(part)
-                                                                                      for part in parts], len(parts)))
-        elif isinstance(var, FunctoolsPartialVariable):
-            self._call_with_kwargs(functools.partial, [var.func, *var.args], var.keywords)
+            self._built_once(id(var.frame), lambda: self.call(
+                var.rebuild_callable(), lambda: [self.reconstruct(part) for part in parts], len(parts)))
+        elif isinstance(var, FunctoolsPartialVariable) and var.source is not None:
+            var.source.reconstruct(self)  # one from outside: that object (`p is P` after a break)
+        elif isinstance(var, FunctoolsPartialVariable):  # one made in the trace, made once however many hold it
+            self._built_once(var.identity(), lambda: self._call_with_kwargs(
+                functools.partial, [var.func, *var.args], var.keywords))
         elif isinstance(var, ExceptionVariable):
             self._exception(var)
         elif isinstance(var, RemovableHandleVariable) and var.pending is not None:
@@ -368,11 +373,11 @@ class PyCodegen:
         """An exception object made in the trace and still alive: `cls(*args)` again, built once, with
         the attributes the trace gave it (its __context__, __cause__) set again in the order given."""
         key = var.identity()
-        if not plain_exception_class(var.exc_type):
-            raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its class's own __init__) "
+        if not plain_exception_class(var.exc_type, allowed=("__init__",)):
+            raise Unsupported(f"cannot rebuild the exception {var.short_repr()} (its class's own methods) "
                               "in bytecode")
         attrs = self.side_effects.attrs.get(key, {})
-        if not attrs:
+        if not attrs and python_init(var.exc_type) is None:
             self._built_once(key, lambda: self.call(
                 var.exc_type, lambda: [self.reconstruct(a) for a in var.args], len(var.args)))
             return

@@ -35,6 +35,7 @@ from .symbolic_convert import InstructionTranslator
 from .trace_end import TraceEnd
 from .variables.leaving_generators import generators_as_iterators
 from .variables.sym import fullgraph_error
+from .variables.key_hashes import tracing
 from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, NullContextVariable,
                                     ProfilerContextVariable, ResumedGradMode, StateSwitchVariable, WithExitVariable)
 
@@ -113,7 +114,8 @@ def _convert(owner, compile_id: str, f_locals: dict, f_globals: dict, closure) -
                                    closure=closure)
         try:
             try:
-                result = tx.run()
+                with tracing(output):
+                    result = tx.run()
             finally:
                 output.run_cleanup_hooks()  # a with-block (autocast, ...) the trace stopped inside
         except Unsupported as error:

@@ -153,6 +153,7 @@ class CompiledFunction:
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
         self.last_call: tuple | None = None  # (args, kwargs) of the latest call: "call again"
+        self._running = 0  # calls of this function under way (a recursive one goes through it again)
         # the compile id of the entry each call ran (appended by the entry's code, run_count.py: a compiling
         # call's is its new entry's); None: a call that ran as it is (cache limit, an entry without code)
         self.calls: collections.deque = collections.deque(maxlen=10_000)
@@ -256,7 +257,15 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         if self.partial_args or self.partial_keywords:
             args, kwargs = self._with_partial(args, kwargs)
-        self.last_call = (args, kwargs)
+        if not self._running:  # the outermost call ("call again" repeats it; a recursive call inside does not count)
+            self.last_call = (args, kwargs)
+        self._running += 1
+        try:
+            return self._call_root(args, kwargs)
+        finally:
+            self._running -= 1
+
+    def _call_root(self, args, kwargs):
         if self.hooks_outside and has_call_hooks(self.module):
             # as Dynamo: nn.Module.__call__ runs the hooks outside the graphs, under the frame hook, so
             # the forward frame is this one and each hook a frame of its own

@@ -62,6 +62,7 @@ class OutputGraph:
         self.on_node = None
         self.tx = None
         self.side_effects = SideEffects()
+        self.own_hashes: dict = {}  # identity -> (traced __hash__, the attributes it saw): key_hashes
         self.steps = 0  # instructions traced, inlined calls included
         self.suspended_frames: list = []  # frames of generators made in the trace, held between yields
         self.mutation_log: set | None = None  # while a generator is drained: the containers it changed

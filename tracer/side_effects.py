@@ -29,6 +29,8 @@ class SideEffects:
     changed_bases: dict[object, object] = field(default_factory=dict)  # object id -> an outside object whose
     # set or list part the trace changed
     hooks: list[tuple | None] = field(default_factory=list)  # (graph input, method, hook) to do; None: removed
+    exception_versions: dict[int, object] = field(default_factory=dict)  # exc_id -> the exception after its
+    # own __init__ called BaseException.__init__ (new args), until the construction picks it up
 
     # ---- cells ------------------------------------------------------------------
     def load_cell(self, cell_id: int):

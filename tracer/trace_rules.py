@@ -154,7 +154,7 @@ def classify(value) -> str:
         return "builtin"
     if module in _BUILTIN_MODULES and isinstance(value, (types.BuiltinFunctionType, types.FunctionType)):
         return "builtin"
-    if value in vars(builtins).values() and isinstance(value, types.BuiltinFunctionType):
+    if isinstance(value, types.BuiltinFunctionType) and any(v is value for v in vars(builtins).values()):
         return "builtin"
     if isinstance(value, types.FunctionType):
         return "user"

@@ -9,10 +9,8 @@ from outside is a key by its identity too, guarded by ID_MATCH once a key's answ
 import collections
 import functools
 
-import pytest
 import torch
 
-import tracer
 from differential import T, call, case, parametrize, parametrize_against_eager, set_global
 
 CASES: list = []
@@ -60,31 +58,22 @@ def which_partial_from_outside_a_key_is_guarded(x):  # Dynamo: a stale False onc
     return OTHER(x), (OTHER, 1) in seen
 
 
+KEYED = {(SCALE, 1): 2, Entry(SCALE, 2): 3, "plain": 4}
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def a_dict_from_outside_keyed_by_tuples_holding_a_partial(x):
+    total = x + KEYED[(SCALE, 1)] + KEYED["plain"]
+    for key, value in KEYED.items():
+        if not isinstance(key, str):
+            total = key[0](total) + value
+    return total, len(KEYED), [type(key).__name__ for key in KEYED]
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def in_a_dict_from_outside_keyed_by_a_tuple_holding_a_partial(x):  # Dynamo: its own guard fails as made
+    return x + KEYED[Entry(SCALE, 2)], (SCALE, 1) in KEYED, (SCALE, 3) in KEYED, (OTHER, 1) in KEYED
+
+
 test_hashed_keys = parametrize(CASES)
 test_hashed_keys_against_eager = parametrize_against_eager(AGAINST_EAGER)
-
-
-class Point:
-    """A class with its own __hash__ and __eq__."""
-
-    def __init__(self, x):
-        self.x = x
-
-    def __hash__(self):
-        return hash(self.x)
-
-    def __eq__(self, other):
-        return isinstance(other, Point) and self.x == other.x
-
-
-def point_as_a_key(x):
-    return x + {Point(1): 2}[Point(1)]
-
-
-def test_an_object_with_its_own_hash_as_a_key_breaks_naming_its_class():
-    """Not yet traced (Dynamo traces __hash__, but compares keys by identity: a lookup by an equal
-    object raises KeyError there). Under fullgraph=True Standin raises naming the class; without it
-    the frame runs eagerly with eager's answer."""
-    with pytest.raises(tracer.Unsupported, match="a Point object as a set item or dict key"):
-        tracer.compile(point_as_a_key, fullgraph=True)(T(3))
-    torch.testing.assert_close(tracer.compile(point_as_a_key)(X), point_as_a_key(X))

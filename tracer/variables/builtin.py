@@ -15,10 +15,11 @@ import torch
 from ..exc import ObservedException, Unsupported, observed
 from ..source import TypeSource
 from .base import VariableTracker
+from .key_hashes import has_own_hash, traced_hash
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import python_dunder
-from .functional import handler_for, pull
+from .functional import call_zip, handler_for
 from .functions import TorchFunctionVariable
 from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
@@ -174,6 +175,10 @@ class BuiltinVariable(VariableTracker):
         if isinstance(obj, (BaseListVariable, ConstDictVariable, DictViewVariable)):
             return obj.call_method(tx, "__len__", [], {})  # without realizing (and guarding) the items
         return obj.call_method(tx, "__len__", [], {}) if not obj.is_python_constant() else None
+
+    def call_hash(self, tx, obj):
+        """hash(obj) of a user object whose class has its own __hash__: traced, as Dynamo traces it."""
+        return ConstantVariable(traced_hash(tx, obj)) if has_own_hash(obj) else None
 
     def call_isinstance(self, tx, obj, classes):
         cls = classes.as_python_constant()
@@ -381,18 +386,7 @@ class BuiltinVariable(VariableTracker):
                                           for i, item in enumerate(items, first)))
 
     def call_zip(self, tx, *seqs, strict=None):
-        """Rows pulled as zip pulls them (left to right, stopping at the first exhausted iterator), so an
-        endless iterator (itertools.count()) beside a list is fine."""
-        if not any(isinstance(s, GeneratorVariable) for s in seqs):
-            columns = [self._sequence(tx, s) for s in seqs]
-        else:
-            bounded = [len(self._sequence(tx, s)) for s in seqs if not isinstance(s, GeneratorVariable)]
-            limit = min(bounded) if bounded else None
-            columns = [pull(tx, s, limit) if isinstance(s, GeneratorVariable) else self._sequence(tx, s)
-                       for s in seqs]
-        if strict is not None and strict.as_python_constant() and len({len(c) for c in columns}) > 1:
-            raise observed(ValueError("zip() arguments have different lengths"))
-        return ListIteratorVariable(tuple(TupleVariable(tuple(row)) for row in zip(*columns)))
+        return call_zip(tx, *seqs, strict=strict)  # lazy, as Python's
 
     def call_reversed(self, tx, obj):
         return ListIteratorVariable(tuple(reversed(self._sequence(tx, obj))))

@@ -49,7 +49,7 @@ def plain_exception_class(cls: type, allowed: tuple = ()) -> bool:
     return True
 
 
-def _python_init(cls: type):
+def python_init(cls: type):
     """The Python __init__ an exception class defines (on itself or a user base), if any."""
     init = inspect.getattr_static(cls, "__init__")
     return init if isinstance(init, types.FunctionType) else None
@@ -62,6 +62,42 @@ def as_exception(var: VariableTracker) -> "ExceptionVariable | None":
     if isinstance(var, UserDefinedClassVariable) and is_exception_class(var.value):
         return ExceptionVariable.construct(var.value, [], {})
     return None
+
+
+# builtin exceptions whose __init__ does more than `self.args = args` (OSError's errno, StopIteration's value)
+_OWN_INITS = (OSError, StopIteration, StopAsyncIteration, SystemExit, ImportError, SyntaxError, UnicodeError,
+              AttributeError, NameError, BaseExceptionGroup)
+
+
+def is_base_exception_init(fn) -> bool:
+    """`Exception.__init__` (the slot of a builtin exception that only sets `args`), as a user
+    __init__ reaches it through super() or by name."""
+    owner = getattr(fn, "__objclass__", None)
+    return getattr(fn, "__name__", None) == "__init__" and isinstance(owner, type) and \
+        issubclass(owner, BaseException) and owner.__module__ == "builtins" and not issubclass(owner, _OWN_INITS)
+
+
+def init_exception(tx, exception, args, kwargs) -> VariableTracker:
+    """BaseException.__init__(exception, *args): its args become `args`; the trackers of it are swapped
+    for the new version wherever the trace holds them (trackers are immutable)."""
+    exception = exception.realize()
+    if kwargs:
+        error = TypeError(f"{exception.exc_type.__name__}() takes no keyword arguments")
+        raise observed(error, f"TypeError: {error}")
+    new = replace(exception, args=tuple(args))
+    tx.replace_tracker(exception, new)
+    tx.output.side_effects.exception_versions[exception.exc_id] = new
+    return ConstantVariable(None)
+
+
+@dataclass(frozen=True, eq=False)
+class ExceptionInitVariable(VariableTracker):
+    """`super().__init__` of an exception made in the trace, bound to it."""
+
+    exception: VariableTracker = None
+
+    def call_function(self, tx, args, kwargs):
+        return init_exception(tx, self.exception, args, kwargs)
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,11 +115,12 @@ class ExceptionVariable(VariableTracker):
         """What calling the exception class does: BaseException.__new__ keeps the positional
         arguments as `args`; a Python __init__ of the class is traced on the new object (its
         attribute writes recorded), as Dynamo traces it."""
-        init = _python_init(cls)
+        init = python_init(cls)
         if init is not None and tx is not None and plain_exception_class(cls, allowed=("__init__",)):
             exception = ExceptionVariable(exc_type=cls, args=tuple(args))
+            versions = tx.output.side_effects.exception_versions
             UserFunctionVariable(init).call_function(tx, [exception, *args], dict(kwargs))
-            return exception
+            return versions.pop(exception.exc_id, exception)  # its super().__init__ gave it new args
         if kwargs:
             raise Unsupported(f"{cls.__name__}() with keyword arguments")
         if not plain_exception_class(cls):
@@ -102,10 +139,14 @@ class ExceptionVariable(VariableTracker):
         return ("exception", self.exc_id)
 
     def as_python_constant(self):
-        """A fresh equal exception, so that str(e), repr(e) and == fold like constants."""
-        if not plain_exception_class(self.exc_type):
+        """A fresh equal exception, so that str(e), repr(e) and == fold like constants (of a class with
+        its own __init__, made by BaseException.__new__ alone: that __init__ ran in the trace)."""
+        if not plain_exception_class(self.exc_type, allowed=("__init__",)):
             raise Unsupported(f"{self.exc_type.__qualname__} is not a plain exception class")
-        return self.exc_type(*[a.as_python_constant() for a in self.args])
+        args = [a.as_python_constant() for a in self.args]
+        if python_init(self.exc_type) is not None:
+            return self.exc_type.__new__(self.exc_type, *args)
+        return self.exc_type(*args)
 
     def is_new(self) -> bool:
         return True  # made in the trace: attributes its __init__ set live in the side-effects record

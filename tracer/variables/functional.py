@@ -15,7 +15,7 @@ import itertools
 import operator
 from dataclasses import dataclass
 
-from ..exc import Unsupported
+from ..exc import Unsupported, observed
 from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
@@ -62,9 +62,42 @@ class _Pull:
         return None
 
 
+class _ZipPull(_Pull):
+    """The iterators a lazy zip reads: a row pulls one item from each, left to right, and stops at the
+    first exhausted one; with strict=True CPython's checks (and its ValueError texts) at the end."""
+
+    def __init__(self, iterators, strict: bool):
+        super().__init__(None, iterators)
+        self.strict = strict
+
+    def resume(self, tx):
+        items = []
+        for i in range(len(self.iterators)):
+            item = self._next(tx, i)
+            if item is None:
+                if self.strict:
+                    self._check_lengths(tx, i)
+                return None
+            items.append(item)
+        return TupleVariable(tuple(items)) if items else None
+
+    def _check_lengths(self, tx, i: int) -> None:
+        """As zip_next: argument i+1 ran out after the ones before it gave an item (shorter), or the
+        first ran out and a later one still has one (longer)."""
+        def fail(j, word):
+            plural = " " if j == 1 else "s 1-"
+            error = ValueError(f"zip() argument {j + 1} is {word} than argument{plural}{j}")
+            raise observed(error, f"ValueError: {error}")
+        if i > 0:
+            fail(i, "shorter")
+        for j in range(1, len(self.iterators)):
+            if self._next(tx, j) is not None:
+                fail(j, "longer")
+
+
 @dataclass(frozen=True, eq=False)
 class LazyIteratorVariable(GeneratorVariable):
-    """A map or filter object: pulled one item at a time, like a generator."""
+    """A map, filter or zip object: pulled one item at a time, like a generator."""
 
     kind_type: type = map
 
@@ -79,7 +112,15 @@ class LazyIteratorVariable(GeneratorVariable):
         it stands (a graph break while it is alive), as Dynamo rebuilds it."""
         if not isinstance(self.frame, _Pull):  # itertools.count() / repeat(): their state is no call
             raise Unsupported(f"cannot rebuild the {self.qualname} object alive at a graph break")
+        if isinstance(self.frame, _ZipPull):
+            return list(self.frame.iterators)
         return [self.frame.fn, *self.frame.iterators]
+
+    def rebuild_callable(self):
+        """What rebuild_call's parts are passed to: the type, or `zip` with its strict=True kept."""
+        if isinstance(self.frame, _ZipPull) and self.frame.strict:
+            return functools.partial(zip, strict=True)
+        return self.kind_type
 
 
 def call_map(tx, fn, *iterables):
@@ -87,6 +128,15 @@ def call_map(tx, fn, *iterables):
         raise Unsupported("TypeError: map() must have at least two arguments")
     return LazyIteratorVariable(frame=_Pull(fn, [_iter(tx, i) for i in iterables]), qualname="map",
                                 kind_type=map)
+
+
+def call_zip(tx, *iterables, strict=None):
+    """zip(...) made in the trace: lazy as Python's (a row is pulled when the consumer asks for it)."""
+    if strict is not None and not strict.is_python_constant():
+        raise Unsupported(f"zip(strict={strict.describe()})")
+    return LazyIteratorVariable(frame=_ZipPull([_iter(tx, i) for i in iterables],
+                                               bool(strict.as_python_constant()) if strict is not None else False),
+                                qualname="zip", kind_type=zip)
 
 
 def call_filter(tx, fn, iterable):

@@ -152,7 +152,7 @@ class TorchFunctionVariable(VariableTracker):
                 and kwargs["requires_grad"].as_python_constant():
             # a new leaf that autograd tracks: the graph's outputs would not carry it (as Dynamo, break)
             raise Unsupported(f"{self.short_repr()}(requires_grad=True) makes a leaf tensor outside the graph")
-        if isinstance(self.fn, type):
+        if isinstance(self.fn, type) and self.fn is not torch.Tensor:  # torch.Tensor(...): a node, as Dynamo's
             if self.fn is torch.Size and all(a.is_python_constant() for a in args):
                 return ConstantVariable(torch.Size(args[0].as_python_constant() if args else ()))
             raise Unsupported(f"constructing {self.fn.__qualname__}")

@@ -11,6 +11,7 @@ from .base import VariableTracker, new_mutation_id
 from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .generator import GeneratorVariable
+from .key_hashes import HashedObjectKey, has_own_hash, hashed_object_key
 from .tensor import TensorVariable
 
 
@@ -326,6 +327,8 @@ def hash_key(item: VariableTracker):
     item = item.realize()
     if isinstance(item, TensorVariable):
         return TensorKey(item)
+    if has_own_hash(item):  # its __hash__ traced, told apart by identity, as Dynamo
+        return hashed_object_key(item)
     if _hashed_by_identity(item):
         if getattr(item, "identity_guard", None) is not None:  # one from outside: which object it is counts
             item.identity_guard()
@@ -336,7 +339,7 @@ def hash_key(item: VariableTracker):
         own_hash = _own_hash(item)
         if own_hash is not None:
             raise Unsupported(f"a {own_hash} object as a set item or dict key: its class's own __hash__ "
-                              "is not traced")
+                              "is not written in Python")
         raise Unsupported(f"a set item or dict key {item.describe()} that is neither a constant nor a tensor")
     value = item.as_python_constant()
     try:
@@ -355,7 +358,7 @@ def key_tracker(key) -> VariableTracker:
         return TupleVariable(tuple(key_tracker(part) for part in key))
     if isinstance(key, frozenset) and getattr(key, "tracker", None) is not None:  # a frozenset of tensors
         return key.tracker
-    return key.tracker if isinstance(key, (TensorKey, ObjectKey)) else ConstantVariable(key)
+    return key.tracker if isinstance(key, (TensorKey, ObjectKey, HashedObjectKey)) else ConstantVariable(key)
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,6 +16,7 @@ from .constant import ConstantVariable
 from .functional import handler_for
 from .functions import CONSTANT_CLASSES, TorchFunctionVariable
 from .lists import NamedTupleVariable
+from .partial import FunctoolsPartialVariable
 from .sym import construct_size
 from .container_bases import base_items, container_base
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builtin_base, construct_user_object,
@@ -114,6 +115,15 @@ def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_va
 
 # Receivers whose bound C methods are pure functions of their arguments: nothing can change them.
 _IMMUTABLE_RECEIVERS = (frozenset, str, bytes)
+# alternative constructors of immutable builtins: pure functions of constants (int.from_bytes, float.fromhex)
+_PURE_CLASSMETHODS = ((int, "from_bytes"), (float, "fromhex"), (bytes, "fromhex"), (str, "maketrans"),
+                      (bytes, "maketrans"))
+
+
+def _pure_classmethod(fn) -> bool:
+    """Compared by identity and name: hashing a bound method would hash its receiver (a user's __hash__)."""
+    owner = getattr(fn, "__self__", None)
+    return any(owner is cls and getattr(fn, "__name__", None) == name for cls, name in _PURE_CLASSMETHODS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,13 +147,18 @@ class SkippedFunctionVariable(VariableTracker):
         if transform is not None:
             raise Unsupported(f"torch.func.{transform}(): a functorch transform Dynamo does not trace either (it "
                               "calls torch._dynamo.disallow_in_graph): it runs as it is")
-        if type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS \
+        if (type(getattr(self.value, "__self__", None)) in _IMMUTABLE_RECEIVERS or _pure_classmethod(self.value)) \
                 and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             # a method of a frozenset or string (namedtuple's `_iskeyword`): a pure function of
             # constants, answered now
             result = self.value(*[a.as_python_constant() for a in args],
                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
             return VariableTracker.build(tx, result)
+        if self.value is functools.partial.__call__ and args and isinstance(args[0].realize(), FunctoolsPartialVariable):
+            return args[0].call_function(tx, args[1:], kwargs)  # type(p).__dict__['__call__'](p, x)
+        from .exceptions import ExceptionVariable, init_exception, is_base_exception_init  # cycle: -> .misc
+        if is_base_exception_init(self.value) and args and isinstance(args[0].realize(), ExceptionVariable):
+            return init_exception(tx, args[0], args[1:], kwargs)  # Exception.__init__(self, msg)
         name = getattr(self.value, "__qualname__", None) or repr(self.value)
         module = getattr(self.value, "__module__", None)
         raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
@@ -270,6 +285,8 @@ class UserDefinedClassVariable(VariableTracker):
             return _construct_namedtuple(tx, self.value, args, kwargs)
         if self.value is torch.Size:
             return construct_size(tx, args, kwargs)
+        if self.value is torch.Tensor:  # torch.Tensor(x), type(x)(x): the legacy constructor, a graph node (Dynamo's)
+            return TorchFunctionVariable(torch.Tensor).call_function(tx, args, kwargs)
         from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
@@ -292,7 +309,7 @@ class UserDefinedClassVariable(VariableTracker):
 
 
 # Classes whose instances are constants: made at trace time from constant arguments.
-FOLDED_CLASSES = frozenset({torch.device})
+FOLDED_CLASSES = frozenset({torch.device, complex})
 
 
 def _fold_construction(tx, cls, args, kwargs):
@@ -608,6 +625,9 @@ class SuperVariable(VariableTracker):
             attr = klass.__dict__[name]
             if attr is object.__init__:
                 return _NoOpInit()
+            from .exceptions import ExceptionInitVariable, ExceptionVariable, is_base_exception_init  # cycle
+            if is_base_exception_init(attr) and isinstance(self.obj.realize(), ExceptionVariable):
+                return ExceptionInitVariable(self.obj)  # sets its args
             source = GetItemSource(dict_source, name) if dict_source is not None else None
             on_class = self.obj.realize() is start
             if on_class and isinstance(attr, types.FunctionType):

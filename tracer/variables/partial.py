@@ -14,8 +14,10 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..exc import observed
+from ..exc import Unsupported, observed
+from ..source import AttrSource
 from .base import VariableTracker
+from .constant import ConstantVariable
 from .get_attr import GetAttrVariable
 from .dicts import ConstDictVariable
 from .lists import TupleVariable
@@ -32,6 +34,7 @@ class FunctoolsPartialVariable(VariableTracker):
     args: tuple = ()
     keywords: dict = field(default_factory=dict)
     flattens: bool = True  # False for a partial from outside with an instance __dict__ (CPython keeps it)
+    value: object = field(default=None, repr=False)  # the real partial, for one from outside
 
     partial_id: object = field(default_factory=lambda: next(_partial_ids))  # kept by every new version
     # One from outside: its id is its partial_id (every tracker of it is one object); hashed as a key
@@ -71,10 +74,26 @@ class FunctoolsPartialVariable(VariableTracker):
             return ConstDictVariable(dict(self.keywords))
         if name == "__call__":
             return GetAttrVariable(self, name)
+        if name == "__dict__" or (self.value is not None and name in vars(self.value)):
+            return self._instance_dict(tx) if name == "__dict__" else \
+                VariableTracker.build(tx, vars(self.value)[name], AttrSource(self.source, name))
+        if name in ("__module__", "__doc__"):  # partial's own class attributes (functools.wraps reads them)
+            if self.source is not None:  # an instance attribute of that name would come first
+                tx.output.install_guard(AttrSource(self.source, "__dict__"), "DICT_CONTAINS", (name, False))
+            return ConstantVariable(getattr(functools.partial, name))
+        if name == "__class__":
+            return VariableTracker.build(tx, functools.partial)
         if name not in _PARTIAL_ATTRIBUTES:  # hasattr(p, "__name__") is False, as eagerly
             raise observed(AttributeError(f"'functools.partial' object has no attribute {name!r}"),
                            f"functools.partial object has no attribute {name!r}")
         return super().var_getattr(tx, name)
+
+    def _instance_dict(self, tx):
+        """p.__dict__: of one from outside its real dict (guarded, writes replayed); one made in the trace
+        has no tracked dict of its own."""
+        if self.value is None or self.source is None:
+            raise Unsupported("__dict__ of a functools.partial made in the trace")
+        return VariableTracker.build(tx, vars(self.value), AttrSource(self.source, "__dict__"))
 
     def children(self):
         return [("func", self.func), *((f"args[{i}]", a) for i, a in enumerate(self.args)),

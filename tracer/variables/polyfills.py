@@ -51,7 +51,7 @@ class PolyfilledFunctionVariable(VariableTracker):
         return self.fn
 
     def call_function(self, tx, args, kwargs):
-        return POLYFILLS[self.fn](tx, [a.realize() for a in args], {k: v.realize() for k, v in kwargs.items()})
+        return _BY_ID[id(self.fn)](tx, [a.realize() for a in args], {k: v.realize() for k, v in kwargs.items()})
 
     def short_repr(self) -> str:
         return f"{self.fn.__module__}.{self.fn.__qualname__} (answered by the tracer)"
@@ -292,10 +292,10 @@ POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.
              sys.exc_info: exc_info, sys.exception: handled_exception, **_torch_polyfills()}
 
 
+# looked up by identity: hashing a user's object would run its own __hash__ at trace time
+_BY_ID = {id(fn): handler for fn, handler in POLYFILLS.items()}
+
+
 def polyfill_for(value):
     """The tracker for a function answered here, or None."""
-    try:
-        known = value in POLYFILLS
-    except TypeError:  # unhashable
-        return None
-    return PolyfilledFunctionVariable(value) if known else None
+    return PolyfilledFunctionVariable(value) if id(value) in _BY_ID else None

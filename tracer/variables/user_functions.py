@@ -191,6 +191,18 @@ class TorchCompiledFunctionVariable(LruCachedFunctionVariable):
 
 
 @dataclass(frozen=True, eq=False)
+class StandinCompiledFunctionVariable(LruCachedFunctionVariable):
+    """A function tracer.compile wrapped: a call traces the function it compiles (inlined, as Dynamo
+    inlines a compiled function); `source` names the wrapper, so a call left to run at a graph break
+    goes through it: its own cache entries and backend, as Dynamo runs a torch.compile'd callee."""
+
+    body_attr = "fn"
+
+    def short_repr(self) -> str:
+        return f"tracer.compile'd function {self.qualname}"
+
+
+@dataclass(frozen=True, eq=False)
 class NestedUserFunctionVariable(BaseUserFunctionVariable):
     """A function object MAKE_FUNCTION built during the trace."""
 
