@@ -47,6 +47,13 @@ CONSTANT_FOLDABLE = frozenset({
 })
 
 
+def _names_legacy_tensor_type(cls) -> bool:
+    """Whether isinstance's second argument is (or holds) a class like torch.LongTensor."""
+    if isinstance(cls, tuple):
+        return any(_names_legacy_tensor_type(c) for c in cls)
+    return isinstance(cls, type) and cls in torch._tensor_classes
+
+
 @functools.lru_cache(maxsize=None)
 def _takes(func, leading: int, positional: int, keywords: tuple) -> bool:
     """Whether func accepts `leading` fixed arguments, `positional` more and these keyword names.
@@ -177,6 +184,10 @@ class BuiltinVariable(VariableTracker):
 
     def call_isinstance(self, tx, obj, classes):
         cls = classes.as_python_constant()
+        if isinstance(obj, TensorVariable) and _names_legacy_tensor_type(cls):
+            # torch.FloatTensor and kin check dtype and device, not the class: ask the fake tensor
+            # (its dtype and device are guarded with the tensor)
+            return ConstantVariable(isinstance(obj.example, cls))
         return ConstantVariable(issubclass(obj.python_type(), cls))
 
     def call_type(self, tx, obj):

@@ -62,10 +62,15 @@ def _has_symbolic_size(v) -> bool:
 
 
 def _holds_symbol(v) -> bool:
-    """A symbolic int or float, or a list or tuple (nested) holding one."""
+    """A list or tuple (nested) holding a symbolic int or float or a tensor (a value torch.tensor
+    cannot read at trace time), or such a symbol itself."""
     if isinstance(v, SymNodeVariable):
         return True
-    return isinstance(v, BaseListVariable) and any(_holds_symbol(item.realize()) for item in v.items)
+    return isinstance(v, BaseListVariable) and any(_symbol_or_tensor(item.realize()) for item in v.items)
+
+
+def _symbol_or_tensor(v) -> bool:
+    return isinstance(v, TensorVariable) or _holds_symbol(v)
 
 
 def _example(v, name: str) -> torch.Tensor:
@@ -157,7 +162,8 @@ class TorchFunctionVariable(VariableTracker):
                 return ConstantVariable(torch.Size(args[0].as_python_constant() if args else ()))
             raise Unsupported(f"constructing {self.fn.__qualname__}")
         if self.fn is torch.tensor and _holds_symbol(args[0] if args else kwargs.get("data")):
-            # as Dynamo: torch's reference tensor() keeps symbolic items symbolic (torch.tensor specialises them)
+            # as Dynamo: torch's reference tensor() keeps symbolic items symbolic (torch.tensor specialises
+            # them) and reads tensor items in the graph
             return tx.output.call(tx, "call_function", torch._refs.tensor, tuple(args), kwargs)
         decomposed = decompose_function(tx, self.fn, args, kwargs)
         if decomposed is not None:

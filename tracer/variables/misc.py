@@ -15,8 +15,9 @@ from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .functional import handler_for
 from .functions import CONSTANT_CLASSES, TorchFunctionVariable
-from .lists import NamedTupleVariable
+from .lists import ListVariable, NamedTupleVariable
 from .sym import construct_size
+from .tensor import TensorVariable
 from .container_bases import base_items, container_base
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builtin_base, construct_user_object,
                               is_generic_slot, python_slot)
@@ -270,6 +271,8 @@ class UserDefinedClassVariable(VariableTracker):
             return _construct_namedtuple(tx, self.value, args, kwargs)
         if self.value is torch.Size:
             return construct_size(tx, args, kwargs)
+        if self.value in torch._tensor_classes:
+            return _construct_legacy_tensor(tx, self.value, args, kwargs)
         from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
@@ -293,6 +296,16 @@ class UserDefinedClassVariable(VariableTracker):
 
 # Classes whose instances are constants: made at trace time from constant arguments.
 FOLDED_CLASSES = frozenset({torch.device})
+
+
+def _construct_legacy_tensor(tx, cls, args, kwargs):
+    """`torch.LongTensor(...)`: a graph node. A list of tensors is stacked first, as Dynamo does:
+    the legacy constructor cannot read data out of fake tensors."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], ListVariable) and len(args[0].items) > 1:
+        items = [item.realize() for item in args[0].items]
+        if all(isinstance(item, TensorVariable) for item in items):
+            args = [tx.output.call(tx, "call_function", torch.stack, (ListVariable(tuple(items)),), {})]
+    return tx.output.call(tx, "call_function", cls, tuple(args), kwargs)
 
 
 def _fold_construction(tx, cls, args, kwargs):
