@@ -2,9 +2,10 @@
 fullgraph=True, a counting backend): the constructs where Standin broke or answered wrongly."""
 import torch
 
-from differential import T, call, case, parametrize
+from differential import T, call, case, parametrize, parametrize_against_eager
 
 CASES: list = []
+AGAINST_EAGER: list = []
 
 
 @case(CASES, call(T(3)), call(T(3).long()), call(T(3).double()), compiles="CCC", fullgraph=True)
@@ -29,4 +30,27 @@ def tensor_of_a_list_holding_tensors(x):
     return torch.tensor([a, b]) * 2, torch.tensor([x[0], 2.0, x[1]])
 
 
+@case(CASES, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
+def iterating_an_ndarray_and_builtin_min_max_over_arrays(x):
+    # rows are arrays again; min()/max() reduce with np.minimum/np.maximum, as Dynamo
+    n = x.numpy()
+    acc = 0
+    for row in n:
+        acc = acc + row
+    return torch.from_numpy(acc), torch.from_numpy(max(n[0]) + n[1]), torch.from_numpy(min(n[1]) * n[0])
+
+
+@case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
+def builtin_min_of_two_arrays_of_several_items(x):
+    # min() compares the arrays and asks for the truth of the result: ValueError, as eagerly
+    # (Dynamo 2.13 answers np.minimum of the two)
+    n = x.numpy()
+    try:
+        min(n[0], n[1])
+    except ValueError:
+        return x + 1
+    return x - 1
+
+
 test_pt_style3 = parametrize(CASES)
+test_pt_style3_against_eager = parametrize_against_eager(AGAINST_EAGER)

@@ -24,6 +24,7 @@ from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
                     hash_key, items_of, sorted_items)
 from .container_bases import container_base, container_text, is_container_object
+from .numpy import numpy_min_max
 from .mapping_proxy import MappingProxyVariable, make_mapping_proxy
 from .get_attr import GetAttrVariable
 from .misc import SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
@@ -434,6 +435,9 @@ class BuiltinVariable(VariableTracker):
             if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
                 return VariableTracker.build(tx, self.fn([a.as_python_constant() for a in args]))
             return self._min_max_symbolic(tx, args)
+        arrays = numpy_min_max(tx, self.fn, args)
+        if arrays is not None:
+            return arrays
         result = args[0]
         for other in args[1:]:
             a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)
