@@ -40,6 +40,18 @@ def iterating_an_ndarray_and_builtin_min_max_over_arrays(x):
     return torch.from_numpy(acc), torch.from_numpy(max(n[0]) + n[1]), torch.from_numpy(min(n[1]) * n[0])
 
 
+@case(CASES, call(T(3)), call(T(4)), compiles="CC", fullgraph=True)
+def torch_check_of_a_condition_known_at_trace_time(x):
+    # a true condition folds away; a false one raises its error in the trace, as Dynamo
+    torch._check(x.shape[0] > 1)
+    torch._check(True, lambda: "never")
+    try:
+        torch._check_value(x.shape[0] == 4, lambda: "needs four")
+    except ValueError as error:
+        return x + len(str(error))
+    return x - 1
+
+
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
 def builtin_min_of_two_arrays_of_several_items(x):
     # min() compares the arrays and asks for the truth of the result: ValueError, as eagerly
