@@ -486,10 +486,16 @@ def _as_literal(graph: torch.fx.Graph, value):
         return node
     if type(value) in _FX_LITERALS or isinstance(value, enum.Enum):
         return value
+    if type(value) is type and value in _DTYPE_OF_TYPE:  # x.to(float): the dtype it stands for, as Dynamo
+        return _DTYPE_OF_TYPE[value]
     if type(value) in (tuple, list):
         items = [_as_literal(graph, item) for item in value]
         return _NOT_LITERAL if _NOT_LITERAL in items else type(value)(items)
     return _NOT_LITERAL
+
+
+# A Python number type where torch takes a dtype: what Dynamo writes in the graph for it.
+_DTYPE_OF_TYPE = {bool: torch.bool, int: torch.int64, float: torch.float64}
 
 
 def _example_of(x):

@@ -52,6 +52,12 @@ def torch_check_of_a_condition_known_at_trace_time(x):
     return x - 1
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def python_number_types_as_dtypes(x):
+    # float, int and bool where torch takes a dtype: float64, int64 and bool in the graph, as Dynamo
+    return x.to(float), x.to(int), x.to(bool), torch.zeros(2, dtype=float), x.new_ones(2, dtype=int)
+
+
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
 def builtin_min_of_two_arrays_of_several_items(x):
     # min() compares the arrays and asks for the truth of the result: ValueError, as eagerly
