@@ -1,8 +1,10 @@
 """Differential cases in the style of PyTorch's test/dynamo test_misc and test_repros (small functions,
 fullgraph=True, a counting backend): the constructs where Standin broke or answered wrongly."""
+import operator
+
 import torch
 
-from differential import T, call, case, parametrize, parametrize_against_eager
+from differential import T, call, case, mutate_with, parametrize, parametrize_against_eager
 
 CASES: list = []
 AGAINST_EAGER: list = []
@@ -56,6 +58,22 @@ def torch_check_of_a_condition_known_at_trace_time(x):
 def python_number_types_as_dtypes(x):
     # float, int and bool where torch takes a dtype: float64, int64 and bool in the graph, as Dynamo
     return x.to(float), x.to(int), x.to(bool), torch.zeros(2, dtype=float), x.new_ones(2, dtype=int)
+
+
+OP_TABLE = {torch.sin: 1, torch.add: 2, torch.ops.aten.mul.Tensor: 3, operator.add: 4}
+
+
+def _retarget_sin(g):
+    g["OP_TABLE"][torch.sin] = 10
+
+
+@case(CASES, call(T(3)), call(T(3)), call(T(3), mutate=mutate_with(_retarget_sin, "OP_TABLE[torch.sin] = 10")),
+      compiles="C.C", fullgraph=True)
+def dicts_keyed_by_torch_functions_and_ops(x):
+    # a dispatch table keyed by functions and op overloads: looked up by identity, its keys guarded
+    table = {torch.sin: torch.cos, torch.cos: torch.sin}
+    op = torch.ops.aten.mul.Tensor
+    return table[torch.sin](x) + OP_TABLE[torch.sin] + OP_TABLE[op] + OP_TABLE[operator.add], op(x, x)
 
 
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)

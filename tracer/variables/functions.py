@@ -7,6 +7,7 @@ import torch
 
 from .. import trace_rules
 from ..exc import Unsupported, observed
+from ..source import AttrSource
 from . import function_attrs
 from .base import VariableTracker
 from .constant import ConstantVariable
@@ -175,6 +176,10 @@ class TorchFunctionVariable(VariableTracker):
         fixed), a missing one an AttributeError the trace catches (a C function has no `__dict__`)."""
         if name in function_attrs.WRAPS_READS:
             return function_attrs.read_now(tx, self.fn, name, self.short_repr())
+        if isinstance(self.fn, torch._ops.OpOverloadPacket) and name in self.fn.overloads():
+            # torch.ops.aten.mul.Tensor: one overload of the op, fixed as the op is
+            source = AttrSource(self.source, name) if self.source is not None else None
+            return VariableTracker.build(tx, getattr(self.fn, name), source)
         raise Unsupported(f"attribute {name!r} of {self.short_repr()}")
 
     def short_repr(self) -> str:
