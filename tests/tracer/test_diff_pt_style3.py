@@ -88,5 +88,38 @@ def builtin_min_of_two_arrays_of_several_items(x):
     return x - 1
 
 
+class _TruthFrom:
+    """__bool__ and/or __len__ answering what they are given."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+
+class _BoolGives(_TruthFrom):
+    def __bool__(self):
+        return self.answer
+
+
+class _LenGives(_TruthFrom):
+    def __len__(self):
+        return self.answer
+
+
+def _truth_or_error(obj):
+    try:
+        return bool(obj)
+    except (TypeError, ValueError) as error:
+        return type(error).__name__
+
+
+@case(AGAINST_EAGER, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def truth_checks_the_type_of_bool_and_len_results(x):
+    # as CPython: __bool__ must give a bool, __len__ an index >= 0 (Dynamo 2.13 takes any __len__ result)
+    answers = (_truth_or_error(_BoolGives(1)), _truth_or_error(_BoolGives(False)),
+               _truth_or_error(_LenGives(2.0)), _truth_or_error(_LenGives(-1)),
+               _truth_or_error(_LenGives(True)), _truth_or_error(_LenGives(0)))
+    return x + 1, answers
+
+
 test_pt_style3 = parametrize(CASES)
 test_pt_style3_against_eager = parametrize_against_eager(AGAINST_EAGER)

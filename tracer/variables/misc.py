@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import types
 from dataclasses import dataclass, field
 
@@ -294,6 +295,23 @@ class UserDefinedClassVariable(VariableTracker):
         return f"class {self.value.__qualname__}"
 
 
+def _checked_truth(name: str, value) -> bool:
+    """What CPython makes of a __bool__ or __len__ result: __bool__ must give a bool, __len__ an
+    index >= 0; anything else is the TypeError (or ValueError) the program would meet."""
+    if name == "__bool__":
+        if type(value) is not bool:
+            error = TypeError(f"__bool__ should return bool, returned {type(value).__name__}")
+            raise observed(error, f"TypeError: {error} at trace time")
+        return value
+    try:
+        length = operator.index(value)
+    except TypeError as error:
+        raise observed(error, f"TypeError: {error} (a __len__ result) at trace time") from error
+    if length < 0:
+        raise observed(ValueError("__len__() should return >= 0"), "ValueError: __len__() returned a negative number")
+    return length > 0
+
+
 # Classes whose instances are constants: made at trace time from constant arguments.
 FOLDED_CLASSES = frozenset({torch.device})
 
@@ -492,7 +510,7 @@ class UserDefinedObjectVariable(VariableTracker):
             result = self.call_method(tx, name, [], {}).realize()
             if not result.is_python_constant():
                 raise Unsupported(f"{cls.__qualname__}.{name}() returned {result.describe()}")
-            return bool(result.as_python_constant())
+            return _checked_truth(name, result.as_python_constant())
         self.guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
         return True
 
