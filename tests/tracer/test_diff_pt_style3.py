@@ -1,5 +1,6 @@
 """Differential cases in the style of PyTorch's test/dynamo test_misc and test_repros (small functions,
 fullgraph=True, a counting backend): the constructs where Standin broke or answered wrongly."""
+import collections.abc
 import operator
 
 import torch
@@ -74,6 +75,43 @@ def dicts_keyed_by_torch_functions_and_ops(x):
     table = {torch.sin: torch.cos, torch.cos: torch.sin}
     op = torch.ops.aten.mul.Tensor
     return table[torch.sin](x) + OP_TABLE[torch.sin] + OP_TABLE[op] + OP_TABLE[operator.add], op(x, x)
+
+
+class _Settings(collections.abc.MutableMapping):
+    """A user mapping over a dict of its own."""
+
+    def __init__(self, **entries):
+        self._entries = dict(entries)
+
+    def __getitem__(self, key):
+        return self._entries[key]
+
+    def __setitem__(self, key, value):
+        self._entries[key] = value
+
+    def __delitem__(self, key):
+        del self._entries[key]
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __len__(self):
+        return len(self._entries)
+
+
+SETTINGS = _Settings(scale=2.0, shift=1)
+
+
+def _affine(x, scale, shift):
+    return x * scale + shift
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def star_star_of_user_mappings(x):
+    # read through keys() and __getitem__, as CPython merges any mapping
+    local = _Settings(shift=3)
+    local["scale"] = 0.5
+    return _affine(x, **SETTINGS), _affine(x, **local), {**local, "extra": 1}
 
 
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
