@@ -1,6 +1,7 @@
 """Differential cases in the style of PyTorch's test/dynamo test_misc and test_repros (small functions,
 fullgraph=True, a counting backend): the constructs where Standin broke or answered wrongly."""
 import collections.abc
+import contextlib
 import operator
 
 import torch
@@ -112,6 +113,34 @@ def star_star_of_user_mappings(x):
     local = _Settings(shift=3)
     local["scale"] = 0.5
     return _affine(x, **SETTINGS), _affine(x, **local), {**local, "extra": 1}
+
+
+@contextlib.contextmanager
+def _logged(log, label):
+    log.append(label + " in")
+    try:
+        yield
+    except ValueError:
+        log.append(label + " swallowed")
+    log.append(label + " out")
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def contextmanager_object_as_a_decorator(x):
+    # each call enters a fresh copy of the block; an exception the function raises is thrown into
+    # the generator, which may swallow it (the call then gives None)
+    log = []
+
+    @_logged(log, "a")
+    def double(y):
+        log.append("body")
+        return y * 2
+
+    @_logged(log, "b")
+    def fails(y):
+        raise ValueError("no")
+
+    return double(x), double(x + 1), fails(x), log
 
 
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
