@@ -143,6 +143,20 @@ def contextmanager_object_as_a_decorator(x):
     return double(x), double(x + 1), fails(x), log
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def fullgraph_frame_returning_a_plain_input_tensor(x):
+    # as Dynamo: the input comes back through a graph that has no op (the backend is called)
+    scratch = [1]
+    scratch.append(len(scratch))
+    return x
+
+
+@case(CASES, call(T(3), T(3)), call(T(3), T(3)), compiles="C.", fullgraph=True)
+def fullgraph_frame_returning_an_input_after_ops(x, y):
+    y.sin()
+    return x
+
+
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
 def builtin_min_of_two_arrays_of_several_items(x):
     # min() compares the arrays and asks for the truth of the result: ValueError, as eagerly
