@@ -4,7 +4,11 @@ import collections.abc
 import contextlib
 import operator
 
+import pytest
 import torch
+import torch._dynamo.exc
+
+import tracer
 
 from differential import T, call, case, mutate_with, parametrize, parametrize_against_eager
 
@@ -204,3 +208,14 @@ def truth_checks_the_type_of_bool_and_len_results(x):
 
 test_pt_style3 = parametrize(CASES)
 test_pt_style3_against_eager = parametrize_against_eager(AGAINST_EAGER)
+
+
+def test_unsupported_is_a_runtime_error_as_dynamos():
+    # a program that guards a compiled call with `except RuntimeError` catches both engines' error
+    def data_dependent(x):
+        return x + 1 if x.sum() > 0 else x - 1
+
+    assert issubclass(torch._dynamo.exc.Unsupported, RuntimeError)
+    with pytest.raises(RuntimeError, match="data-dependent") as caught:
+        tracer.compile(data_dependent, fullgraph=True)(torch.ones(3))
+    assert isinstance(caught.value, tracer.Unsupported)
