@@ -3,6 +3,8 @@ fullgraph=True, a counting backend): the constructs where Standin broke or answe
 import collections.abc
 import contextlib
 import operator
+import sys
+import types
 
 import pytest
 import torch
@@ -159,6 +161,25 @@ def fullgraph_frame_returning_a_plain_input_tensor(x):
 def fullgraph_frame_returning_an_input_after_ops(x, y):
     y.sin()
     return x
+
+
+_SETTINGS_MODULE = sys.modules.setdefault("_pt_style3_settings", types.ModuleType("_pt_style3_settings"))
+
+
+def _module_scale(value):
+    def mutate(g):
+        _SETTINGS_MODULE.SCALE = value
+    return mutate_with(mutate, f"_pt_style3_settings.SCALE = {value}")
+
+
+@case(CASES, call(T(3), mutate=_module_scale(2)), call(T(3)), call(T(3), mutate=_module_scale(5)), compiles="C.C",
+      fullgraph=True)
+def imports_inside_the_traced_function_are_sourced(x):
+    # the module comes from sys.modules with a source: what is read from it is guarded
+    import math
+    import _pt_style3_settings
+    from _pt_style3_settings import SCALE
+    return x * _pt_style3_settings.SCALE + SCALE + math.pi
 
 
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
