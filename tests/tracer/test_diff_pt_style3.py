@@ -182,6 +182,20 @@ def imports_inside_the_traced_function_are_sourced(x):
     return x * _pt_style3_settings.SCALE + SCALE + math.pi
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def tensor_dunder_iter_called_directly(x):
+    it = x.__iter__()
+    first = next(it)
+    return [first] + [row * 2 for row in it]
+
+
+@case(CASES, call(T(3)), call(T(4)), compiles="CC", fullgraph=True)
+def sym_helpers_on_static_numbers_fold(x):
+    # on plain numbers torch.sym_max and friends are arithmetic done at trace time
+    n = x.shape[0]
+    return x + torch.sym_max(n, 2) + torch.sym_min(3, n), torch.sym_float(n), torch.sym_int(2.5)
+
+
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
 def builtin_min_of_two_arrays_of_several_items(x):
     # min() compares the arrays and asks for the truth of the result: ValueError, as eagerly
