@@ -492,8 +492,13 @@ def _guard_keys(tx, source: Source, value: dict) -> None:
 
 
 def _is_identity_key(key) -> bool:
-    """A dict key compared by identity that a trace can look up: a class or an annotation object."""
-    return isinstance(key, type) or is_typing_constant(key)
+    """A dict key compared by identity that a trace can look up: a class, an annotation object, a
+    function or a torch op (`{torch.sin: ...}`, `{aten.mul.Tensor: ...}`, a dispatch table)."""
+    return isinstance(key, type) or is_typing_constant(key) or isinstance(key, _FUNCTION_KEY_TYPES)
+
+
+_FUNCTION_KEY_TYPES = (types.FunctionType, types.BuiltinFunctionType, torch._ops.OpOverload,
+                       torch._ops.OpOverloadPacket)
 
 
 def build_sourceless(tx, value):

@@ -12,6 +12,8 @@ from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable
 from .variables.constant import ConstantVariable
 from .variables.dicts import ConstDictVariable
+from .variables.misc import UserDefinedObjectVariable
+from .variables.object_protocol import is_mapping_object, mapping_entries
 from .variables.lists import ListVariable, SliceVariable, TupleVariable, hash_key
 from .variables.sets import SetVariable, unique_items
 from .variables.sym import SymNodeVariable
@@ -97,10 +99,17 @@ class BuildingOpcodes:
     def DICT_MERGE(self, inst):
         update = self.pop().realize()
         target = self.display_at(inst.arg)
-        if not isinstance(update, ConstDictVariable):
-            raise Unsupported(f"**-unpacking {update.describe()}")
-        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **update.read_entries()},
+        self.stack[-inst.arg] = ConstDictVariable({**target.entries, **self._entries_to_merge(update)},
                                                   mutation_id=target.mutation_id)
+
+    def _entries_to_merge(self, update) -> dict:
+        """What `**update` adds: a dict's entries, or a user mapping's read through its keys() and
+        __getitem__ (traced), as CPython's dict merge reads any object with keys()."""
+        if isinstance(update, ConstDictVariable):
+            return update.read_entries()
+        if isinstance(update, UserDefinedObjectVariable) and is_mapping_object(update):
+            return mapping_entries(self, update)
+        raise Unsupported(f"**-unpacking {update.describe()}")
 
     DICT_UPDATE = DICT_MERGE
 

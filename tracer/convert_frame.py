@@ -36,6 +36,7 @@ from .trace_end import TraceEnd
 from .variables.leaving_generators import generators_as_iterators
 from .variables.sym import fullgraph_error
 from .variables.key_hashes import tracing
+from .variables.tensor import TensorVariable
 from .variables.ctx_manager import (GradModeVariable, InferenceModeVariable, NullContextVariable,
                                     ProfilerContextVariable, ResumedGradMode, StateSwitchVariable, WithExitVariable)
 
@@ -198,8 +199,13 @@ def internal_error(owner, compile_id, error) -> CacheEntry:
 # ---- a frame that returned: one graph ----------------------------------------------------------
 
 def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheEntry:
+    through_graph = _returned_through_graph(owner, output, result)
+
     def emit(cg: PyCodegen):
-        cg.returned(result)
+        if through_graph:
+            cg.graph_output(result.realize().node)
+        else:
+            cg.returned(result)
         effects = output.side_effects
         if effects.is_empty() and not cg.frame_cells_used and not effects.assigned_cells:
             cg.emit("RETURN_VALUE")
@@ -221,6 +227,13 @@ def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheE
         return eager_entry(owner, compile_id, "No ops traced for the FX graph: the frame is skipped "
                                               "and runs eagerly from now on")
     return _finish(owner, compile_id, output, output_nodes, emit)
+
+
+def _returned_through_graph(owner, output: OutputGraph, result) -> bool:
+    """Under fullgraph, a frame that returns one plain tensor and changes nothing outside gets it
+    back from the graph even when it is an input, as Dynamo's codegen does in that case (so the
+    backend gets a graph that only hands the input back)."""
+    return owner.fullgraph and output.side_effects.is_empty() and type(result.realize()) is TensorVariable
 
 
 # ---- a frame that stopped before an unsupported instruction -------------------------------------------

@@ -21,11 +21,13 @@ class UserLocation:
         return where
 
 
-class Unsupported(Exception):
+class Unsupported(RuntimeError):
     """The tracer met something it cannot put in a graph.
 
     Without fullgraph the frame runs eagerly (the reason is recorded);
     with fullgraph=True this reaches the user, naming the construct and line.
+    A RuntimeError, as Dynamo's Unsupported is: code that guards a compiled call with
+    `except RuntimeError` catches both alike.
     """
 
     def __init__(self, reason: str, location: UserLocation | None = None,

@@ -328,6 +328,10 @@ class OutputGraph:
             return TupleVariable(tuple(items))
         if example is None:
             return ConstantVariable(None)
+        if type(example) in (int, float) and node.target in _SYM_HELPERS:
+            # torch.sym_max(3, 2) on plain numbers: as Dynamo, the node stays and its value is a constant
+            # (Dynamo breaks on sym_not, sym_ite and sym_sum of plain numbers: so does Standin)
+            return ConstantVariable(example)
         if type(example) is bool and node.target is operator.not_:  # `not s`: decided on the fakes, guarded
             return ConstantVariable(example)
         if node.op == "call_method" and _is_constant_tree(example) and \
@@ -487,10 +491,18 @@ def _as_literal(graph: torch.fx.Graph, value):
         return node
     if type(value) in _FX_LITERALS or isinstance(value, enum.Enum):
         return value
+    if type(value) is type and value in _DTYPE_OF_TYPE:  # x.to(float): the dtype it stands for, as Dynamo
+        return _DTYPE_OF_TYPE[value]
     if type(value) in (tuple, list):
         items = [_as_literal(graph, item) for item in value]
         return _NOT_LITERAL if _NOT_LITERAL in items else type(value)(items)
     return _NOT_LITERAL
+
+
+_SYM_HELPERS = frozenset({torch.sym_max, torch.sym_min, torch.sym_int, torch.sym_float})
+
+# A Python number type where torch takes a dtype: what Dynamo writes in the graph for it.
+_DTYPE_OF_TYPE = {bool: torch.bool, int: torch.int64, float: torch.float64}
 
 
 def _example_of(x):

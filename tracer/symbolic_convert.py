@@ -11,6 +11,7 @@ from __future__ import annotations
 import dis
 import linecache
 import operator
+import sys
 import types
 
 import torch
@@ -21,7 +22,8 @@ from .exc import ObservedException, Unsupported, UserLocation
 from .building_opcodes import BuildingOpcodes
 from .exception_opcodes import ExceptionOpcodes
 from .guards import InstalledAt
-from .source import BuiltinSource, GlobalsDictSource, GlobalSource, LocalSource, Source, builtins_of
+from .source import (BuiltinSource, GlobalsDictSource, GlobalSource, LocalSource, ModuleSource, Source,
+                     builtins_of)
 from .variables.base import VariableTracker
 from .variables.builtin import BuiltinVariable, apply_operator
 from .variables.constant import ConstantVariable
@@ -392,7 +394,15 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
             module = __import__(inst.argval, self.f_globals, None, fromlist, level)
         except Exception as error:
             raise Unsupported(f"import {inst.argval} raised {type(error).__name__}: {error}") from error
-        self.push(build_sourceless(self, module))
+        self.push(self._imported(module))
+
+    def _imported(self, module) -> VariableTracker:
+        """The module an import gave, with its sys.modules entry as Source, as Dynamo sources it: what
+        the trace reads from it is guarded (a setting changed between calls recompiles)."""
+        name = getattr(module, "__name__", None)
+        if isinstance(name, str) and sys.modules.get(name) is module:
+            return build_from_source(self, module, ModuleSource(name))
+        return build_sourceless(self, module)
 
     def IMPORT_FROM(self, inst):
         module = self.stack[-1]

@@ -25,6 +25,7 @@ from .generator import GeneratorVariable
 from .lists import (BaseListVariable, ListIteratorVariable, ListVariable, RangeVariable, SliceVariable, TupleVariable,
                     hash_key, items_of, sorted_items)
 from .container_bases import container_base, container_text, is_container_object
+from .numpy import numpy_min_max
 from .mapping_proxy import MappingProxyVariable, make_mapping_proxy
 from .get_attr import GetAttrVariable
 from .misc import SuperVariable, UserDefinedClassVariable, UserDefinedObjectVariable
@@ -46,6 +47,13 @@ CONSTANT_FOLDABLE = frozenset({
     *MATH_FUNCTIONS,
     *(fn for fn in vars(operator).values() if callable(fn) and not isinstance(fn, type)),
 })
+
+
+def _names_legacy_tensor_type(cls) -> bool:
+    """Whether isinstance's second argument is (or holds) a class like torch.LongTensor."""
+    if isinstance(cls, tuple):
+        return any(_names_legacy_tensor_type(c) for c in cls)
+    return isinstance(cls, type) and cls in torch._tensor_classes
 
 
 @functools.lru_cache(maxsize=None)
@@ -182,6 +190,10 @@ class BuiltinVariable(VariableTracker):
 
     def call_isinstance(self, tx, obj, classes):
         cls = classes.as_python_constant()
+        if isinstance(obj, TensorVariable) and _names_legacy_tensor_type(cls):
+            # torch.FloatTensor and kin check dtype and device, not the class: ask the fake tensor
+            # (its dtype and device are guarded with the tensor)
+            return ConstantVariable(isinstance(obj.example, cls))
         return ConstantVariable(issubclass(obj.python_type(), cls))
 
     def call_type(self, tx, obj):
@@ -417,6 +429,9 @@ class BuiltinVariable(VariableTracker):
             if all(a.is_python_constant() for a in args):  # folded here: a generator argument is spent
                 return VariableTracker.build(tx, self.fn([a.as_python_constant() for a in args]))
             return self._min_max_symbolic(tx, args)
+        arrays = numpy_min_max(tx, self.fn, args)
+        if arrays is not None:
+            return arrays
         result = args[0]
         for other in args[1:]:
             a, b = (result, other) if isinstance(result, TensorVariable) else (other, result)

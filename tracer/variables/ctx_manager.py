@@ -19,7 +19,7 @@ import dataclasses
 import inspect
 import threading
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -230,9 +230,28 @@ class GeneratorContextVariable(VariableTracker):
     exit runs it to its end.  The generator's frame is its state, as the real object's is."""
 
     gen: VariableTracker = None  # a GeneratorVariable
+    recipe: tuple = ()  # (func, args, kwargs): what made it, to make a fresh one as _recreate_cm does
 
     def python_type(self) -> type:
         return contextlib._GeneratorContextManager
+
+    def call_function(self, tx, args, kwargs):
+        """`@my_context()` over a function: each call of it runs in a fresh copy of the block."""
+        args = [a.realize() for a in args]
+        if len(args) != 1 or kwargs or not isinstance(args[0], BaseUserFunctionVariable) or not self.recipe:
+            raise Unsupported(f"calling {self.short_repr()} on something that is not a Python function")
+        return GeneratorDecoratedVariable(fn=args[0], context=self)
+
+    def recreate(self, tx) -> "GeneratorContextVariable":
+        return _generator_context(tx, *self.recipe)
+
+    def children(self):
+        return list(zip(("func", "args", "kwargs"), self.recipe))
+
+    def replace_children(self, swap):
+        # a list the recipe's arguments hold may change before the next copy is made
+        recipe = tuple(swap(part) for part in self.recipe)
+        return self if all(a is b for a, b in zip(recipe, self.recipe)) else replace(self, recipe=recipe)
 
     def enter(self, tx):
         step = self.gen.next_item(tx)
@@ -444,7 +463,7 @@ def _generator_context(tx, func, args, kwargs) -> VariableTracker:
     gen = func.call_function(tx, list(args.unpack_var_sequence(tx)), {str(k): v for k, v in kwargs.entries.items()})
     if not isinstance(gen, GeneratorVariable):
         raise Unsupported(f"@contextmanager over {func.describe()}, which is not a traced generator function")
-    return GeneratorContextVariable(gen)
+    return GeneratorContextVariable(gen, recipe=(func, args, kwargs))
 
 
 # ---- functions decorated with a context (`@torch.no_grad()`, `@torch.inference_mode()`) ------------
@@ -511,3 +530,36 @@ class ContextDecoratedVariable(VariableTracker):
     def short_repr(self) -> str:
         kind = self.context.python_type() if isinstance(self.context, GradModeVariable) else type(self.context)
         return f"{self.fn.short_repr()} under {kind.__name__}"
+
+
+@dataclass(frozen=True, eq=False)
+class GeneratorDecoratedVariable(VariableTracker):
+    """A function decorated with a `@contextmanager` object: each call enters a fresh copy of the
+    context (ContextDecorator's `_recreate_cm`), an exception the function raises is thrown into
+    the generator, as the with-statement in ContextDecorator's wrapper does."""
+
+    fn: VariableTracker = None
+    context: GeneratorContextVariable = None
+
+    def python_type(self) -> type:
+        return types.FunctionType
+
+    def call_function(self, tx, args, kwargs):
+        ctx, _ = self.context.recreate(tx).enter(tx)
+        try:
+            result = self.fn.call_function(tx, args, kwargs)
+        except ObservedException as error:
+            if ctx._exit_through(tx, error.exception).as_python_constant():
+                return NONE  # the generator swallowed it: the wrapper returns None
+            raise
+        ctx.exit(tx)
+        return result
+
+    def children(self):
+        return [("fn", self.fn), ("context", self.context)]
+
+    def replace_children(self, swap):
+        return replace(self, fn=swap(self.fn), context=swap(self.context))
+
+    def short_repr(self) -> str:
+        return f"{self.fn.short_repr()} under {self.context.short_repr()}"

@@ -7,6 +7,7 @@ import torch
 
 from .. import trace_rules
 from ..exc import Unsupported, observed
+from ..source import AttrSource
 from . import function_attrs
 from .base import VariableTracker
 from .constant import ConstantVariable
@@ -62,10 +63,15 @@ def _has_symbolic_size(v) -> bool:
 
 
 def _holds_symbol(v) -> bool:
-    """A symbolic int or float, or a list or tuple (nested) holding one."""
+    """A list or tuple (nested) holding a symbolic int or float or a tensor (a value torch.tensor
+    cannot read at trace time), or such a symbol itself."""
     if isinstance(v, SymNodeVariable):
         return True
-    return isinstance(v, BaseListVariable) and any(_holds_symbol(item.realize()) for item in v.items)
+    return isinstance(v, BaseListVariable) and any(_symbol_or_tensor(item.realize()) for item in v.items)
+
+
+def _symbol_or_tensor(v) -> bool:
+    return isinstance(v, TensorVariable) or _holds_symbol(v)
 
 
 def _example(v, name: str) -> torch.Tensor:
@@ -157,7 +163,8 @@ class TorchFunctionVariable(VariableTracker):
                 return ConstantVariable(torch.Size(args[0].as_python_constant() if args else ()))
             raise Unsupported(f"constructing {self.fn.__qualname__}")
         if self.fn is torch.tensor and _holds_symbol(args[0] if args else kwargs.get("data")):
-            # as Dynamo: torch's reference tensor() keeps symbolic items symbolic (torch.tensor specialises them)
+            # as Dynamo: torch's reference tensor() keeps symbolic items symbolic (torch.tensor specialises
+            # them) and reads tensor items in the graph
             return tx.output.call(tx, "call_function", torch._refs.tensor, tuple(args), kwargs)
         decomposed = decompose_function(tx, self.fn, args, kwargs)
         if decomposed is not None:
@@ -169,6 +176,10 @@ class TorchFunctionVariable(VariableTracker):
         fixed), a missing one an AttributeError the trace catches (a C function has no `__dict__`)."""
         if name in function_attrs.WRAPS_READS:
             return function_attrs.read_now(tx, self.fn, name, self.short_repr())
+        if isinstance(self.fn, torch._ops.OpOverloadPacket) and name in self.fn.overloads():
+            # torch.ops.aten.mul.Tensor: one overload of the op, fixed as the op is
+            source = AttrSource(self.source, name) if self.source is not None else None
+            return VariableTracker.build(tx, getattr(self.fn, name), source)
         raise Unsupported(f"attribute {name!r} of {self.short_repr()}")
 
     def short_repr(self) -> str:

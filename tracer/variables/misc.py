@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import types
 from dataclasses import dataclass, field
 
@@ -15,9 +16,10 @@ from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .functional import handler_for
 from .functions import CONSTANT_CLASSES, TorchFunctionVariable
-from .lists import NamedTupleVariable
+from .lists import ListVariable, NamedTupleVariable
 from .partial import FunctoolsPartialVariable
 from .sym import construct_size
+from .tensor import TensorVariable
 from .container_bases import base_items, container_base
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builtin_base, construct_user_object,
                               is_generic_slot, python_slot)
@@ -287,6 +289,8 @@ class UserDefinedClassVariable(VariableTracker):
             return construct_size(tx, args, kwargs)
         if self.value is torch.Tensor:  # torch.Tensor(x), type(x)(x): the legacy constructor, a graph node (Dynamo's)
             return TorchFunctionVariable(torch.Tensor).call_function(tx, args, kwargs)
+        if self.value in torch._tensor_classes:
+            return _construct_legacy_tensor(tx, self.value, args, kwargs)
         from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
@@ -308,8 +312,35 @@ class UserDefinedClassVariable(VariableTracker):
         return f"class {self.value.__qualname__}"
 
 
+def _checked_truth(name: str, value) -> bool:
+    """What CPython makes of a __bool__ or __len__ result: __bool__ must give a bool, __len__ an
+    index >= 0; anything else is the TypeError (or ValueError) the program would meet."""
+    if name == "__bool__":
+        if type(value) is not bool:
+            error = TypeError(f"__bool__ should return bool, returned {type(value).__name__}")
+            raise observed(error, f"TypeError: {error} at trace time")
+        return value
+    try:
+        length = operator.index(value)
+    except TypeError as error:
+        raise observed(error, f"TypeError: {error} (a __len__ result) at trace time") from error
+    if length < 0:
+        raise observed(ValueError("__len__() should return >= 0"), "ValueError: __len__() returned a negative number")
+    return length > 0
+
+
 # Classes whose instances are constants: made at trace time from constant arguments.
 FOLDED_CLASSES = frozenset({torch.device, complex})
+
+
+def _construct_legacy_tensor(tx, cls, args, kwargs):
+    """`torch.LongTensor(...)`: a graph node. A list of tensors is stacked first, as Dynamo does:
+    the legacy constructor cannot read data out of fake tensors."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], ListVariable) and len(args[0].items) > 1:
+        items = [item.realize() for item in args[0].items]
+        if all(isinstance(item, TensorVariable) for item in items):
+            args = [tx.output.call(tx, "call_function", torch.stack, (ListVariable(tuple(items)),), {})]
+    return tx.output.call(tx, "call_function", cls, tuple(args), kwargs)
 
 
 def _fold_construction(tx, cls, args, kwargs):
@@ -496,7 +527,7 @@ class UserDefinedObjectVariable(VariableTracker):
             result = self.call_method(tx, name, [], {}).realize()
             if not result.is_python_constant():
                 raise Unsupported(f"{cls.__qualname__}.{name}() returned {result.describe()}")
-            return bool(result.as_python_constant())
+            return _checked_truth(name, result.as_python_constant())
         self.guard_class_lacks(tx, "__bool__", "__len__")  # a class that gains either changes the answer
         return True
 

@@ -157,6 +157,11 @@ class NumpyNdarrayVariable(TensorVariable):
             kwargs = {{"a_min": "min", "a_max": "max"}.get(k, k): v for k, v in kwargs.items()}
         return call_numpy(tx, NumpyMethod(name), [self, *args], kwargs)
 
+    def unpack_var_sequence(self, tx):
+        """Its rows, arrays again: each a getitem of the tensor, as Dynamo iterates an array."""
+        rows = TensorVariable(node=self.node, example=self.example).unpack_var_sequence(tx)
+        return [NumpyNdarrayVariable.of(row) for row in rows]
+
     def truth(self, tx) -> bool:
         raise Unsupported("data-dependent branch: the truth value of an ndarray depends on its data")
 
@@ -325,6 +330,23 @@ def numpy_operator(tx, op, args) -> VariableTracker | None:
             any(type(a) is TensorVariable for a in args):
         return None
     return call_numpy(tx, NumpyOperator(op), list(args), {})
+
+
+def numpy_min_max(tx, fn, items) -> VariableTracker | None:
+    """Builtin min()/max() over arrays (no plain tensor among them): np.minimum/np.maximum pair by
+    pair, left to right, as Dynamo reduces them; None otherwise."""
+    if not any(isinstance(a, NumpyNdarrayVariable) for a in items) or any(type(a) is TensorVariable for a in items):
+        return None
+    if len(items) > 1 and any(isinstance(a, TensorVariable) and a.example.numel() != 1 for a in items):
+        # comparing two arrays of several items asks for the truth of an array, as eagerly
+        error = ValueError("The truth value of an array with more than one element is ambiguous. "
+                           "Use a.any() or a.all()")
+        raise observed(error, f"{fn.__name__}() of arrays of several items: ValueError at trace time")
+    pairwise = NumpyFunction(tnp.maximum if fn is max else tnp.minimum)
+    result = items[0]
+    for other in items[1:]:
+        result = call_numpy(tx, pairwise, [result, other], {})
+    return result
 
 
 def ndarray_from_tensor(tx, tensor: TensorVariable, force: VariableTracker | None = None) -> VariableTracker:

@@ -13,6 +13,7 @@ import dis
 import operator
 
 import torch
+from torch.fx.experimental.symbolic_shapes import expect_true
 
 from ..exc import Unsupported, observed
 from .constant import ConstantVariable
@@ -74,10 +75,12 @@ def _tolist(tx, tensor):
 def symbolic_check(fn):
     """A handler for `torch._check(cond)` and its kin: on a data-dependent condition (`u0 > 0`) a
     `torch._check` node, as in Dynamo, whose fake run tells the ShapeEnv the fact (the graph then
-    asserts it); on a known condition the real function is traced as it is."""
+    asserts it); a condition known true folds away, as in Dynamo; a false one runs the real function."""
     def handler(tx, args, kwargs):
         positional = list(args[1:] if fn is torch._check_with else args)
         cond = positional[0] if positional else kwargs.get("cond")
+        if cond is not None and cond.is_python_constant() and cond.as_python_constant() is True:
+            return ConstantVariable(None)
         if not isinstance(cond, SymNodeVariable):
             return UserFunctionVariable(fn).call_function(tx, list(args), dict(kwargs))
         message = positional[1] if len(positional) > 1 else kwargs.get("message")
@@ -116,4 +119,13 @@ def check_polyfills() -> dict:
     """torch's `_check` functions answered here (see polyfills.POLYFILLS)."""
     checks = (torch._check, torch._check_with, torch._check_index, torch._check_value, torch._check_type,
               torch._check_not_implemented)
-    return {**{fn: symbolic_check(fn) for fn in checks}, torch._check_is_size: size_check}
+    return {**{fn: symbolic_check(fn) for fn in checks}, torch._check_is_size: size_check,
+            expect_true: _expect_true}
+
+
+def _expect_true(tx, args, kwargs):
+    """What `torch._check(False, ...)` asks before raising: a known condition is its own answer."""
+    cond = args[0] if args else kwargs.get("a")
+    if cond is None or not cond.is_python_constant():
+        raise Unsupported("expect_true() of a condition that is not known at trace time")
+    return ConstantVariable(bool(cond.as_python_constant()))

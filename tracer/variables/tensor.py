@@ -201,6 +201,9 @@ class TensorVariable(VariableTracker):
             if _is_symbolic(self.example.size(0)):  # as Dynamo: len(x) is x.size(0)
                 return self.call_method(tx, "size", [ConstantVariable(0)], {})
             return ConstantVariable(len(self.example))
+        if name == "__iter__" and not args and not kwargs:  # Tensor.__iter__: its rows, each a getitem
+            from .lists import ListIteratorVariable  # cycle: .lists -> .tensor
+            return ListIteratorVariable(tuple(self.unpack_var_sequence(tx)))
         if name in ("__getitem__",):
             return tx.output.call(tx, "call_function", operator.getitem, (self, *args), kwargs)
         if name == "type" and not args and not kwargs:  # "torch.FloatTensor": dtype and device, metadata
