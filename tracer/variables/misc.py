@@ -430,7 +430,10 @@ class UserDefinedObjectVariable(VariableTracker):
         if isinstance(attr, types.MemberDescriptorType) and self.is_new():  # a __slots__ member never stored
             raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
                            f"{cls.__qualname__} object has no attribute {name!r}")
-        if isinstance(attr, types.MemberDescriptorType):  # a __slots__ member of an object from outside
+        if isinstance(attr, types.MemberDescriptorType) or \
+                (isinstance(attr, types.GetSetDescriptorType) and self.source is not None):
+            # a __slots__ member of an object from outside, or a C getset one (an exception's args,
+            # __context__, __traceback__): read for real, as Dynamo reads C descriptors
             try:
                 return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
