@@ -6,8 +6,9 @@ a property read that prints, unpacking or iterating an object whose `__iter__` p
 through a printing `__contains__`) compiles the graph up to the last checkpoint (an instruction
 met with an empty stack) and runs the rest of the frame as it is; with no checkpoint before it
 the frame runs eagerly.  Each case below has ops after the checkpoint that must stay out of
-the graph, as Dynamo's.
+the graph, as Dynamo's.  A tensor slice bound is its `.item()`, at BUILD_SLICE, as Dynamo takes it.
 """
+import torch
 
 from differential import T, call
 from differential_breaks import break_case, parametrize_breaks
@@ -77,6 +78,14 @@ def break_at_a_call_still_resumes_after_it(x):
     y = x.sin().cos()
     print("call")
     return y * 2
+
+
+@break_case(CASES, call(T(6), torch.tensor(3)), call(T(6), torch.tensor(2)))
+def a_slice_bound_from_a_tensor(x, n):
+    """`x[:n]` takes `n.item()` at BUILD_SLICE, as Dynamo: the break stops at the checkpoint."""
+    y = x.sin().cos()
+    z = y[1:n]
+    return z * 2
 
 
 def _caught() -> Exception:
