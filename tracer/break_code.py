@@ -28,6 +28,13 @@ from .source import LocalSource
 from .variables.misc import NullVariable
 
 
+# The instructions Dynamo makes a resume function after (`break_graph_if_unsupported` and the
+# conditional jumps of symbolic_convert): a break on any other one compiles the graph up to the
+# last checkpoint and runs the rest of the frame as it is, or runs the frame eagerly without one.
+RESUMES_AFTER = frozenset({"CALL", "CALL_FUNCTION_EX", "BINARY_SUBSCR", "COMPARE_OP", "STORE_ATTR",
+                           "STORE_SUBSCR"}) | POP_JUMPS | JUMP_IF_OR_POP
+
+
 @dataclass(frozen=True)
 class BreakSite:
     """What the instruction at a break does to a stack of `depth` values."""
@@ -48,6 +55,9 @@ def break_site(inst, stack: list, reason: str) -> BreakSite:
     """The break site of `inst` over the trace's `stack`; Unsupported where Standin cannot resume."""
     depth = len(stack)
     call_slot = None
+    if inst.opname not in RESUMES_AFTER:
+        raise Unresumable(f"graph break at {inst.opname} ({reason}): Dynamo resumes only after a call, "
+                          "a subscript, a comparison, an attribute or item store or a conditional jump")
     if inst.opname in POP_JUMPS:
         consumed, continuations = 1, ((inst.index + 1, depth - 1), (inst.target, depth - 1))
     elif inst.opname in JUMP_IF_OR_POP:

@@ -17,13 +17,18 @@ from .variables.object_protocol import is_mapping_object, mapping_entries
 from .variables.lists import ListVariable, SliceVariable, TupleVariable, hash_key
 from .variables.sets import SetVariable, unique_items
 from .variables.sym import SymNodeVariable
+from .variables.tensor import TensorVariable
 
 
 class BuildingOpcodes:
     """The part of InstructionTranslator that builds and unpacks displays."""
 
     def BUILD_SLICE(self, inst):
-        parts = self.popn(inst.arg)
+        """A tensor bound (`x[:t]`) is its `t.item()`, as Dynamo takes it: a graph break here, where no
+        resume function can start (the graph stops at the last checkpoint), or an unbacked symbol
+        under capture_scalar_outputs."""
+        parts = [part.call_method(self, "item", [], {}) if isinstance(part, TensorVariable) else part
+                 for part in (p.realize() for p in self.popn(inst.arg))]
         if len(parts) == 2:
             parts.append(ConstantVariable(None))
         self.push(SliceVariable(*parts))

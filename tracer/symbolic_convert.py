@@ -533,6 +533,13 @@ class InstructionTranslator(BuildingOpcodes, ExceptionOpcodes):
                 value = value.realize()  # as Dynamo, whose check of the returned value's kind realizes a number
         self.return_value = value
 
+    def LOAD_BUILD_CLASS(self, inst):
+        """A class statement: builtins.__build_class__, guarded on its identity, as Dynamo loads it; its
+        call is where the graph breaks (the class body runs for real)."""
+        value = builtins_of(self.f_globals)["__build_class__"]
+        self.output.install_guard(BuiltinSource("__build_class__"), "ID_MATCH", value)
+        self.push(build_sourceless(self, value))
+
     def LOAD_ASSERTION_ERROR(self, inst):
         """A failing assert.  As Dynamo: one with no message or a literal one is a graph break (the assert
         runs for real in the rest of the frame); one whose message is computed (an f-string) raises

@@ -27,6 +27,9 @@ class Arch:
     # Whether the tests run its training step too: off where the training path is one an earlier
     # architecture already takes (measured equal to Dynamo's, README), to keep the zoo's test time short.
     train: bool = True
+    # Whether the suite runs it at all: off for architectures slow to compile whose code paths others
+    # take already (measured equal to Dynamo's once, eval and training, README).
+    suite: bool = True
 
 
 def _ids(batch: int = 2, length: int = 8) -> torch.Tensor:
@@ -91,6 +94,16 @@ def _wav2vec2():
                                num_conv_pos_embedding_groups=2, vocab_size=VOCAB, num_labels=3,
                                mask_time_prob=0.0)  # SpecAugment draws with NumPy, differently under Dynamo
     model = tf.Wav2Vec2ForSequenceClassification(config)
+    return model, (torch.randn(2, 400),), {"labels": torch.tensor([0, 1])}
+
+
+def _wavlm():
+    tf = _quiet_transformers()
+    config = tf.WavLMConfig(num_hidden_layers=1, hidden_size=16, intermediate_size=32, num_attention_heads=2,
+                            conv_dim=(8, 8), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+                            num_conv_pos_embedding_groups=2, vocab_size=VOCAB, num_labels=3, num_buckets=32,
+                            max_bucket_distance=64, mask_time_prob=0.0)
+    model = tf.WavLMForSequenceClassification(config)
     return model, (torch.randn(2, 400),), {"labels": torch.tensor([0, 1])}
 
 
@@ -164,6 +177,41 @@ ARCHS = [
                                         num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2],
                                         mlp_ratios=[2, 2], decoder_hidden_size=16)),
     Arch("clip", "multimodal", _clip),
+    # Session 7: mixture-of-experts routing, ALiBi, multi-query attention, sliding and local windows,
+    # logit soft-capping, unpadded attention, pooling between blocks, relative position biases, a custom
+# torch.autograd.Function (BLOOM's GeLU).
+    Arch("bloom", "decoder", _causal("BloomConfig", "BloomForCausalLM", n_layer=1, hidden_size=16, n_head=2)),
+    Arch("mixtral", "decoder", _causal("MixtralConfig", "MixtralForCausalLM", **_GQA, num_local_experts=4,
+                                       num_experts_per_tok=2), train=False),
+    Arch("qwen2_moe", "decoder", _causal("Qwen2MoeConfig", "Qwen2MoeForCausalLM", **_GQA, num_experts=4,
+                                         num_experts_per_tok=2, moe_intermediate_size=16,
+                                         shared_expert_intermediate_size=32), train=False, suite=False),
+    Arch("phi3", "decoder", _causal("Phi3Config", "Phi3ForCausalLM", **_GQA, pad_token_id=0), train=False,
+         suite=False),
+    Arch("gemma2", "decoder", _causal("Gemma2Config", "Gemma2ForCausalLM", **_GQA, head_dim=8, sliding_window=4),
+         train=False),
+    Arch("cohere", "decoder", _causal("CohereConfig", "CohereForCausalLM", **_GQA), train=False, suite=False),
+    Arch("starcoder2", "decoder", _causal("Starcoder2Config", "Starcoder2ForCausalLM", **_GQA), train=False,
+         suite=False),
+    Arch("olmo2", "decoder", _causal("Olmo2Config", "Olmo2ForCausalLM", **_GQA), train=False, suite=False),
+    Arch("gpt_bigcode", "decoder", _causal("GPTBigCodeConfig", "GPTBigCodeForCausalLM", n_layer=1, n_embd=16,
+                                           n_head=2, n_positions=32), train=False, suite=False),
+    Arch("mpt", "decoder", _causal("MptConfig", "MptForCausalLM", n_layers=1, d_model=16, n_heads=2,
+                                   max_seq_len=32), train=False, suite=False),
+    Arch("gpt_neo", "decoder", _causal("GPTNeoConfig", "GPTNeoForCausalLM", num_layers=2, hidden_size=16,
+                                       num_heads=2, attention_types=[[["global", "local"], 1]], window_size=4,
+                                       max_position_embeddings=32), train=False, suite=False),
+    Arch("modernbert", "encoder", _encoder("ModernBertConfig", "ModernBertForSequenceClassification",
+                                           **_SMALL, pad_token_id=0), train=False),
+    Arch("funnel", "encoder", _encoder("FunnelConfig", "FunnelForSequenceClassification", block_sizes=[1, 1],
+                                       d_model=16, n_head=2, d_head=8, d_inner=32), train=False, suite=False),
+    Arch("led", "encoder-decoder", _seq2seq("LEDConfig", "LEDForConditionalGeneration", **{
+        k: v for k, v in _SEQ2SEQ.items() if k != "max_position_embeddings"}, max_encoder_position_embeddings=32,
+        max_decoder_position_embeddings=32, attention_window=4), train=False, suite=False),
+    Arch("beit", "vision", _vision("BeitConfig", "BeitForImageClassification", 16, num_hidden_layers=1,
+                                   hidden_size=16, intermediate_size=32, num_attention_heads=2, image_size=16,
+                                   patch_size=4, use_relative_position_bias=True), train=False),
+    Arch("wavlm", "audio", _wavlm, train=False),
 ]
 BY_NAME = {arch.name: arch for arch in ARCHS}
 

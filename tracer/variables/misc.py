@@ -12,6 +12,7 @@ import torch
 from ..exc import ObservedException, Unsupported, observed
 from ..source import AttrSource, GetItemSource, Source, TypeSource
 from ..trace_rules import functorch_transform, is_requested_break
+from .autograd_function import AutogradFunctionApplyVariable, is_autograd_apply
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .functional import handler_for
@@ -268,6 +269,8 @@ class UserDefinedClassVariable(VariableTracker):
         source = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(attr, staticmethod):  # Cls.f is the function itself: guarded, a swap recompiles
             return VariableTracker.build(tx, attr.__func__, source)
+        if is_autograd_apply(self.value, attr):  # MyFunction.apply: its forward and backward traced
+            return AutogradFunctionApplyVariable(fn_cls=self.value, cls_var=self, source=source)
         if isinstance(attr, classmethod):  # Cls.f is a new bound method per read: its __func__ is guarded
             fn_source = AttrSource(source, "__func__") if source is not None else None
             return UserMethodVariable(guarded_function(tx, attr.__func__, fn_source), self)
@@ -478,7 +481,10 @@ class UserDefinedObjectVariable(VariableTracker):
         if isinstance(attr, types.MemberDescriptorType) and self.is_new():  # a __slots__ member never stored
             raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
                            f"{cls.__qualname__} object has no attribute {name!r}")
-        if isinstance(attr, types.MemberDescriptorType):  # a __slots__ member of an object from outside
+        if isinstance(attr, types.MemberDescriptorType) or \
+                (isinstance(attr, types.GetSetDescriptorType) and self.source is not None):
+            # a __slots__ member of an object from outside, or a C getset one (an exception's args,
+            # __context__, __traceback__): read for real, as Dynamo reads C descriptors
             try:
                 return VariableTracker.build(tx, attr.__get__(self.value, cls), source)
             except AttributeError as error:
