@@ -146,3 +146,35 @@ def test_a_shape_guard_over_a_global_tensor_reads_the_frames_globals():
     guards = opt.cache_entries[0].guards
     assert any(g.kind == "SHAPE_ENV" and "G['W']" in g.expr for g in guards), [g.expr for g in guards]
     assert guards.native.probe({"x": torch.ones(4)}) and not guards.native.probe({"x": torch.ones(6)})
+
+
+def managers_named(manager, name) -> int:
+    found = int(manager.get_source() == name)
+    return found + sum(managers_named(child, name) for child in manager.get_child_managers())
+
+
+def test_a_source_reached_by_a_relation_too_has_one_manager():
+    x, z = torch.ones(2), torch.zeros(2)
+    first, second = DictValueSource(LocalSource("d"), 0), DictValueSource(LocalSource("d"), 1)
+    guards = [Guard(first, "TYPE_MATCH", torch.Tensor), Guard(second, "TYPE_MATCH", torch.Tensor),
+              Guard(SourceGroup((first, second)), "NO_TENSOR_ALIASING", (first.name(), second.name()))]
+    tree = native(guards, {"d": {"a": x, "b": z}})
+    assert managers_named(tree.root, "L['d']") == 1  # read once per check, not once per guard over it
+    assert managers_named(tree.root, first.name()) == 1 and managers_named(tree.root, second.name()) == 1
+    assert tree.probe({"d": {"a": x, "b": z}}) and tree.probe({"p": 0, "d": {"c": z, "e": x}})
+    assert not tree.probe({"d": {"a": x, "b": x}})  # one tensor twice
+    assert not tree.probe({"d": {"a": x, "b": 1}}) and not tree.probe({"d": {"a": x}})
+    assert tree.failing_parts({"d": {"a": x, "b": x}}) == ["Duplicate tensor found where not expected!"]  # torch's
+
+
+def test_a_relation_over_a_global_missing_at_build_time_fails_until_it_holds():
+    x = torch.ones(2)
+    f_globals = {}
+    pair = SourceGroup((GlobalSource("t"), LocalSource("x")))
+    guard = Guard(pair, "DUPLICATE_INPUT", ("G['t']", "L['x']"))
+    tree = native([guard], {"x": x}, f_globals)
+    assert not tree.probe({"x": x})  # G['t'] is missing: the two cannot be one object
+    f_globals["t"] = x.clone()
+    assert not tree.probe({"x": x})
+    f_globals["t"] = x
+    assert tree.probe({"x": x}) and not tree.probe({"x": x.clone()})
