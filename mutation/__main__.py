@@ -229,6 +229,12 @@ EQUIVALENT: dict[str, str] = {
     "tracer.guards.native.x__python_accessor__mutmut_20": "the same as _19 (__BUILTINS__)",
     "tracer.guards.native.x__python_leaf__mutmut_5": "the value handed to a kind that does not read its "
         "source: the only such kind, GLOBAL_STATE, tests process state and never reads its argument",
+    # ---- tracer/guards/native.py (mutate9) ----
+    "tracer.guards.native.xǁNativeGuardsǁfailing_parts__mutmut_3": "the parts of a passing check listed too: "
+        "torch's check_verbose hands back an empty list of parts when every guard passes",
+    "tracer.guards.native.xǁNativeGuardsǁ_twin__mutmut_15": "a twin's leaves built with no example value: a twin "
+        "is a tag-safe module's, whose leaves are all SAFE_LEAVES; of those, the native forms that read the "
+        "example (a tensor's, a dict's or a sequence's length, a dict's keys) refuse a module anyway",
 }
 
 # What each of mutmut's exit statuses means for the score.

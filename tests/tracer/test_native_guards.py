@@ -178,3 +178,52 @@ def test_a_relation_over_a_global_missing_at_build_time_fails_until_it_holds():
     assert not tree.probe({"x": x})
     f_globals["t"] = x
     assert tree.probe({"x": x}) and not tree.probe({"x": x.clone()})
+
+
+def find(manager, name):
+    """The manager named `name` under `manager` and its parent's name (None, None if there is none)."""
+    for child in manager.get_child_managers():
+        if child.get_source() == name:
+            return child, manager.get_source()
+        found = find(child, name)
+        if found[0] is not None:
+            return found
+    return None, None
+
+
+def test_a_relation_over_sources_nothing_else_guards_is_torchs_own_guard_over_their_managers():
+    x, z = torch.ones(2), torch.zeros(2)
+    f_globals = {"g": z}
+    members = (GetItemSource(LocalSource("d"), "a"), GetItemSource(LocalSource("s"), 1), GlobalSource("g"))
+    guard = Guard(SourceGroup(members), "NO_TENSOR_ALIASING", tuple(m.name() for m in members))
+    f_locals = {"d": {"a": x}, "s": [0, torch.full((2,), 2.0)]}
+    tree = native([guard], f_locals, f_globals)
+    assert leaves(tree.root) == ["NO_TENSOR_ALIASING"] * 3  # no Python: each member has its own accessor
+    item, parent = find(tree.root, "L['d']['a']")
+    assert parent == "L['d']" and item.get_type_of_guarded_value() is torch.Tensor  # the value it was built on
+    assert [type(a).__name__ for a in find(tree.root, "L['d']")[0].get_accessors()] == ["DictGetItemGuardAccessor"]
+    assert [type(a).__name__ for a in find(tree.root, "L['s']")[0].get_accessors()] == ["GetItemGuardAccessor"]
+    assert tree.probe(f_locals)
+    assert not tree.probe({"d": {"a": x}, "s": [0, x]}) and not tree.probe({"d": {"a": z}, "s": f_locals["s"]})
+
+
+def test_a_tag_safe_roots_twin_is_reached_as_the_root_is_and_sees_a_class_change():
+    class Other(torch.nn.Linear):
+        pass
+    m = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    sub = GetItemSource(AttrSource(LocalSource("d"), "_modules"), "0")
+    weight = GetItemSource(AttrSource(sub, "_parameters"), "weight")
+    from tracer.guards.kinds import TensorMeta
+    guards = [Guard(LocalSource("d"), "TYPE_MATCH", torch.nn.Sequential),
+              Guard(sub, "TYPE_MATCH", torch.nn.Linear), Guard(weight, "TENSOR_MATCH", TensorMeta.of(m[0].weight))]
+    tree = native(guards, {"d": m})
+    root, _ = find(tree.root, sub.name())
+    assert tree.tag_safe_roots == [root]
+    twin, parent = find(tree.root, f"{sub.name()} (outside its tag-safe subtree)")
+    assert parent == find(tree.root, sub.name())[1] == "L['d']._modules"  # read as the root is: an item of
+    modules, _ = find(tree.root, parent)                                   # that dict, read straight
+    assert [type(a).__name__ for a in modules.get_accessors()] == ["DictGetItemGuardAccessor"] * 2
+    assert [type(leaf).__name__ for leaf in twin.get_leaf_guards()] == ["TYPE_MATCH"]
+    assert tree.probe({"d": m}) and tree.probe({"d": m})  # the second check may take the fast path
+    m[0].__class__ = Other  # no dict changes: only the twin's TYPE_MATCH sees it
+    assert not tree.probe({"d": m})
