@@ -227,3 +227,49 @@ def test_a_tag_safe_roots_twin_is_reached_as_the_root_is_and_sees_a_class_change
     assert tree.probe({"d": m}) and tree.probe({"d": m})  # the second check may take the fast path
     m[0].__class__ = Other  # no dict changes: only the twin's TYPE_MATCH sees it
     assert not tree.probe({"d": m})
+
+
+class Scaled:
+    scale = 2
+
+
+def test_builtins_the_globals_dict_a_module_and_a_type_are_each_read_by_torchs_own_accessor():
+    import sys
+    import types
+    from tracer.source import BuiltinSource, GlobalsDictSource, ModuleSource, TypeSource
+    module = types.ModuleType("standin_native_probe")
+    module.k = 1
+    sys.modules[module.__name__] = module
+    try:
+        f_globals = {"__builtins__": {"len": len}}
+        guards = [Guard(BuiltinSource("len"), "ID_MATCH", len), Guard(GlobalsDictSource(), "DICT_CONTAINS", ("len", False)),
+                  Guard(AttrSource(ModuleSource(module.__name__), "k"), "EQUALS_MATCH", 1),
+                  Guard(AttrSource(TypeSource(LocalSource("x")), "scale"), "EQUALS_MATCH", 2)]
+        f_locals = {"x": Scaled()}
+        tree = native(guards, f_locals, f_globals)
+        assert "LAMBDA_GUARD" not in leaves(tree.root)
+        assert {c.get_source() for c in tree.root.get_child_managers()} == {
+            "G", "G['__builtins_dict___0']", "sys.modules", "L['x']"}
+        assert [type(a).__name__ for a in find(tree.root, "L['x']")[0].get_accessors()] == ["TypeGuardAccessor"]
+        for name, value in (("G['__builtins_dict___0']['len']", len), ("type(L['x'])", Scaled),
+                            ("type(L['x']).scale", 2), ("G['__import_standin_native_probe'].k", 1),
+                            ("G['__import_standin_native_probe']", module)):
+            assert find(tree.root, name)[0].get_type_of_guarded_value() is type(value), name  # built on its value
+        assert tree.probe(f_locals)
+        assert not tree.probe({"x": object()})  # another type: no class attribute scale
+        f_globals["__builtins__"]["len"] = max
+        assert not tree.probe(f_locals) and tree.failing_parts(f_locals) == [guards[0].expr]
+        f_globals["__builtins__"]["len"] = len
+        f_globals["len"] = 3  # a global now shadows the builtin
+        assert not tree.probe(f_locals)
+        del f_globals["len"]
+        module.k = 2
+        assert not tree.probe(f_locals)
+        module.k = 1
+        Scaled.scale = 3
+        assert not tree.probe(f_locals)
+        Scaled.scale = 2
+        assert tree.probe(f_locals)
+    finally:
+        del sys.modules[module.__name__]
+        Scaled.scale = 2
