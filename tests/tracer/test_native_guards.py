@@ -273,3 +273,57 @@ def test_builtins_the_globals_dict_a_module_and_a_type_are_each_read_by_torchs_o
     finally:
         del sys.modules[module.__name__]
         Scaled.scale = 2
+
+
+class Odd(torch.nn.Module):
+    """Attributes a module's __dict__ does not answer for: its own lookup, a class attribute, a property
+    over an entry of its __dict__ of the same name."""
+
+    gain = 2.0
+
+    def __init__(self):
+        super().__init__()
+        self.own = 1.0
+        self.__dict__["shown"] = 1.0  # hidden by the property below
+
+    @property
+    def shown(self):
+        return 5.0
+
+
+class Looked(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.own = 1.0
+
+    def __getattribute__(self, name):
+        return 7.0 if name == "own" else super().__getattribute__(name)
+
+
+class Plain:
+    def __init__(self):
+        self.own = 1.0
+
+
+def test_a_module_attribute_is_read_from_its_dict_only_where_getattr_would_find_it_there():
+    def set_own(value, member):
+        value.__dict__[member] = 9.0
+
+    def set_class(value, member):
+        setattr(type(value), member, 3.0)
+
+    for cls, member, expected, accessor, change, holds in (
+            (Odd, "own", 1.0, "GetGenericDictGuardAccessor", set_own, False),
+            (Odd, "gain", 2.0, "GetAttrGuardAccessor", set_class, False),
+            (Odd, "shown", 5.0, "GetAttrGuardAccessor", set_own, True),  # the property still answers 5
+            (Looked, "own", 7.0, "GetAttrGuardAccessor", set_own, True),  # its own lookup still answers 7
+            (Plain, "own", 1.0, "GetAttrGuardAccessor", set_own, False)):
+        value = cls()
+        tree = native([Guard(AttrSource(LocalSource("d"), member), "EQUALS_MATCH", expected)], {"d": value})
+        assert [type(a).__name__ for a in find(tree.root, "L['d']")[0].get_accessors()] == [accessor], member
+        assert tree.probe({"d": value}), (cls, member)
+        try:
+            change(value, member)
+            assert tree.probe({"d": value}) is holds, (cls, member)
+        finally:
+            Odd.gain = 2.0
