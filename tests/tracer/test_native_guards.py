@@ -280,10 +280,12 @@ class Odd(torch.nn.Module):
     over an entry of its __dict__ of the same name."""
 
     gain = 2.0
+    level = 0.0  # shadowed by each instance's own
 
     def __init__(self):
         super().__init__()
         self.own = 1.0
+        self.level = 1.0
         self.__dict__["shown"] = 1.0  # hidden by the property below
 
     @property
@@ -315,6 +317,7 @@ def test_a_module_attribute_is_read_from_its_dict_only_where_getattr_would_find_
     for cls, member, expected, accessor, change, holds in (
             (Odd, "own", 1.0, "GetGenericDictGuardAccessor", set_own, False),
             (Odd, "gain", 2.0, "GetAttrGuardAccessor", set_class, False),
+            (Odd, "level", 1.0, "GetGenericDictGuardAccessor", set_own, False),  # a class attribute, no descriptor
             (Odd, "shown", 5.0, "GetAttrGuardAccessor", set_own, True),  # the property still answers 5
             (Looked, "own", 7.0, "GetAttrGuardAccessor", set_own, True),  # its own lookup still answers 7
             (Plain, "own", 1.0, "GetAttrGuardAccessor", set_own, False)):
