@@ -275,17 +275,39 @@ def test_builtins_the_globals_dict_a_module_and_a_type_are_each_read_by_torchs_o
         Scaled.scale = 2
 
 
+class SetOnly:
+    """A data descriptor by its __set__ alone: it answers before the instance's __dict__."""
+
+    def __get__(self, obj, cls=None):
+        return 5.0
+
+    def __set__(self, obj, value):
+        raise AttributeError("read-only")
+
+
+class DeleteOnly:
+    """A data descriptor by its __delete__ alone."""
+
+    def __get__(self, obj, cls=None):
+        return 5.0
+
+    def __delete__(self, obj):
+        raise AttributeError("kept")
+
+
 class Odd(torch.nn.Module):
     """Attributes a module's __dict__ does not answer for: its own lookup, a class attribute, a property
     over an entry of its __dict__ of the same name."""
 
     gain = 2.0
     level = 0.0  # shadowed by each instance's own
+    settable, deletable = SetOnly(), DeleteOnly()
 
     def __init__(self):
         super().__init__()
         self.own = 1.0
         self.level = 1.0
+        self.__dict__.update(settable=1.0, deletable=1.0)  # hidden by the descriptors
         self.__dict__["shown"] = 1.0  # hidden by the property below
 
     @property
@@ -319,6 +341,8 @@ def test_a_module_attribute_is_read_from_its_dict_only_where_getattr_would_find_
             (Odd, "gain", 2.0, "GetAttrGuardAccessor", set_class, False),
             (Odd, "level", 1.0, "GetGenericDictGuardAccessor", set_own, False),  # a class attribute, no descriptor
             (Odd, "shown", 5.0, "GetAttrGuardAccessor", set_own, True),  # the property still answers 5
+            (Odd, "settable", 5.0, "GetAttrGuardAccessor", set_own, True),  # so does each data descriptor
+            (Odd, "deletable", 5.0, "GetAttrGuardAccessor", set_own, True),
             (Looked, "own", 7.0, "GetAttrGuardAccessor", set_own, True),  # its own lookup still answers 7
             (Plain, "own", 1.0, "GetAttrGuardAccessor", set_own, False)):
         value = cls()
