@@ -68,11 +68,11 @@ class NativeGuards:
         try:
             value = node.source.get_value(f_locals, f_globals)
         except Exception:  # noqa: BLE001 - the value is gone already: its subtree in Python, which fails
-            self._python_subtree(node, base)  # while it is gone (torch's item accessor built over a key
+            self._python_subtree(node)  # while it is gone (torch's item accessor built over a key
             return                            # missing then passes while the key stays missing)
         manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
-            self._python_subtree(node, base)
+            self._python_subtree(node)
             return
         self._reached[manager.get_source()] = (node, base, base_value, value)
         for guard in node.guards:
@@ -161,7 +161,7 @@ class NativeGuards:
             else:
                 kind.native(managers, guard.expected, [guard.expr], None)
 
-    def _python_subtree(self, node, base) -> None:
+    def _python_subtree(self, node) -> None:
         """A Source without a base manager (an unknown root): its guards as one lambda guard."""
         guards = _subtree_guards(node)
         checks = [(guard.source, leaf_function(guard)) for guard in guards]
