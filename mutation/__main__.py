@@ -6,6 +6,7 @@
     python -m mutation guards --files tracer/guards/compiled.py   part of a module, scored apart
     python -m mutation side_effects --recheck   only the last survivors (and timeouts), against today's tests
     python -m mutation debug --recheck --also '*x_f__*'   ... and these mutants too (a function edited since)
+    python -m mutation guards.kinds --only '*_native*'   only these mutants (a stopped run's rest)
     python -m mutation --report              the last scores again, nothing run
 
 Each module is mutated on its own, in its own scratch folder (`.mutate/<name>/`, which mutmut fills
@@ -229,6 +230,12 @@ EQUIVALENT: dict[str, str] = {
     "tracer.guards.native.x__python_accessor__mutmut_20": "the same as _19 (__BUILTINS__)",
     "tracer.guards.native.x__python_leaf__mutmut_5": "the value handed to a kind that does not read its "
         "source: the only such kind, GLOBAL_STATE, tests process state and never reads its argument",
+    # ---- tracer/guards/native.py (mutate9) ----
+    "tracer.guards.native.xǁNativeGuardsǁfailing_parts__mutmut_3": "the parts of a passing check listed too: "
+        "torch's check_verbose hands back an empty list of parts when every guard passes",
+    "tracer.guards.native.xǁNativeGuardsǁ_twin__mutmut_15": "a twin's leaves built with no example value: a twin "
+        "is a tag-safe module's, whose leaves are all SAFE_LEAVES; of those, the native forms that read the "
+        "example (a tensor's, a dict's or a sequence's length, a dict's keys) refuse a module anyway",
 }
 
 # What each of mutmut's exit statuses means for the score.
@@ -274,14 +281,16 @@ def scratch(target: Target) -> Path:
     return here
 
 
-def run(target: Target, max_children: int, mode: str = "mutate", also: tuple[str, ...] = ()) -> dict:
+def run(target: Target, max_children: int, mode: str = "mutate", also: tuple[str, ...] = (),
+        only: tuple[str, ...] = ()) -> dict:
     """Run mutmut over the target and score it. mode "report": only read its last results;
     "recheck": run again only the last survivors (against the tests as they are now: mutmut copies
     the tests anew and collects the coverage of new ones).
 
     A recheck with changed test files makes mutmut forget every other verdict ("not checked"): those
     are kept from the run before (tests were added since, so a mutant killed then is killed now), and
-    the merged verdicts are what `verdicts.txt` in the scratch folder holds and --report reads."""
+    the merged verdicts are what `verdicts.txt` in the scratch folder holds and --report reads.
+    `only`: in mode "mutate", the globs of the mutants to run (the others keep their verdicts)."""
     here = scratch(target)
     kept = here / "verdicts.txt"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
@@ -295,7 +304,9 @@ def run(target: Target, max_children: int, mode: str = "mutate", also: tuple[str
     if mode == "report":
         return score(target, kept.read_text() if kept.exists() else listed())
     before = (kept.read_text() if kept.exists() else listed()) if mode == "recheck" else ""
-    names = rechecked(target, before, also) if mode == "recheck" else []
+    names = rechecked(target, before, also) if mode == "recheck" else list(only)
+    if only and mode == "mutate":
+        before = kept.read_text() if kept.exists() else listed()
     if mode == "mutate" or names:
         subprocess.run(["nice", "-n", "10", *mutmut, "run", "--max-children", str(max_children), *names],
                        cwd=here, env=env, check=False)
@@ -370,6 +381,8 @@ def main(argv=None) -> int:
                         help="run the last survivors again, against the tests as they are now")
     parser.add_argument("--also", nargs="+", metavar="GLOB", default=(),
                         help="with --recheck: run these mutants too (e.g. a function edited since)")
+    parser.add_argument("--only", nargs="+", metavar="GLOB", default=(),
+                        help="run only the mutants matching these globs (e.g. the functions a stopped run left)")
     parser.add_argument("--files", nargs="+", metavar="GLOB",
                         help="mutate only these files of the one module chosen (scored as module:file)")
     args = parser.parse_args(argv)
@@ -386,7 +399,7 @@ def main(argv=None) -> int:
         if args.fresh:
             shutil.rmtree(WORK / target.name.replace(":", "-") / "mutants", ignore_errors=True)
         mode = "report" if args.report else "recheck" if args.recheck else "mutate"
-        result = run(target, args.max_children, mode, tuple(args.also))
+        result = run(target, args.max_children, mode, tuple(args.also), tuple(args.only))
         scores = json.loads(scores_path.read_text()) if scores_path.exists() else {}  # another run may have written
         scores[target.name] = result
         scores_path.write_text(json.dumps(scores, indent=1))

@@ -84,3 +84,23 @@ def test_a_target_leaves_its_slow_tests_out_of_the_selection(tmp_path, monkeypat
     assert debug.slow and all(t.split("::")[0] in debug.tests for t in debug.slow)
     config = (scratch(narrowed(debug, ["tracer/debug/views.py"])) / "pyproject.toml").read_text()
     assert f'"--deselect", "{debug.slow[0]}"' in config and "timeout_constant = 5.0" in config
+
+
+def test_only_runs_the_mutants_matching_its_globs_and_keeps_the_other_verdicts(tmp_path, monkeypatch):
+    import subprocess
+    import mutation.__main__ as driver
+    monkeypatch.setattr(driver, "WORK", tmp_path)
+    kinds = next(t for t in TARGETS if t.name == "guards.kinds")
+    (tmp_path / "guards.kinds").mkdir()
+    (tmp_path / "guards.kinds" / "verdicts.txt").write_text("    k.x_a__mutmut_1: killed\n    k.x_b_native__mutmut_1: not checked\n")
+    ran = []
+
+    def fake(args, **kw):
+        ran.append(args)
+        out = "    k.x_a__mutmut_1: not checked\n    k.x_b_native__mutmut_1: survived\n"
+        return subprocess.CompletedProcess(args, 0, stdout=out if "results" in args else "")
+    monkeypatch.setattr(driver.subprocess, "run", fake)
+    result = driver.run(kinds, 1, "mutate", only=("*_native__*",))
+    runs = [a for a in ran if "run" in a]
+    assert len(runs) == 1 and runs[0][-1] == "*_native__*" and runs[0][-3:-1] == ["--max-children", "1"]
+    assert result["killed"] == 1 and result["survived"] == ["k.x_b_native__mutmut_1"]

@@ -60,3 +60,48 @@ def test_long_arguments_are_clipped_to_160_characters():
     (cat,) = [n for n in graph_of(exactly).values() if n.op == "call_function"]
     fits = ", ".join([str(a) for a in cat.args] + [f"{k}={v}" for k, v in cat.kwargs.items()])
     assert len(fits) == 160 and node_view(cat).args == fits  # at the limit: whole
+
+
+class Scale:
+    """A callable graph target with no __name__ and no __module__ of its own instance."""
+
+    def __call__(self, x):
+        return x * 2
+
+    def __repr__(self):
+        return "Scale()"
+
+
+def nameless(x):
+    return x
+
+
+nameless.__module__ = None
+
+
+def test_a_target_without_a_name_or_a_module_is_shown_by_what_it_has():
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    by_repr = node_view(graph.create_node("call_function", Scale(), (x,), name="scale"))
+    assert by_repr.target == f"{__name__}.Scale()"  # an instance: its class's module, then its repr
+    assert node_view(graph.call_function(nameless, (x,))).target == ".nameless"  # a module of None: none shown
+    assert node_view(graph.call_function(operator.add, (x, 1))).target == "operator.add"  # _operator's own name
+
+
+def test_a_symbolic_bool_or_float_is_shown_as_itself_with_its_type():
+    env = ShapeEnv()
+    nodes = graph_of(body)
+    size = env.create_unbacked_symint()
+    for value in (size > 2, size * 0.5):
+        nodes["softmax"].meta["example_value"] = value
+        view = node_view(nodes["softmax"])
+        assert (view.shape, view.dtype) == (str(value), type(value).__name__) and view.dtype in ("SymBool", "SymFloat")
+
+
+def test_a_snapshot_is_where_its_last_frame_is():
+    from tracer.debug.views import FrameView, Snapshot
+    outer = FrameView("f", "a.py", 1, 0, 0, "LOAD_FAST", "x", 1, (0, 1), 0)
+    inner = FrameView("g", "a.py", 5, 2, 1, "RETURN_VALUE", "", 6, (4, 5), 1)
+    snap = Snapshot(3, (outer, inner), 0, 0)
+    assert snap.frame is inner and snap.depth == 1
+    assert (snap.event, snap.event_kinds, inner.stack, inner.locals, inner.code_key) == (None, (), (), (), 0)

@@ -636,3 +636,37 @@ def test_a_second_input_hook_is_registered_after_one_whose_handle_was_rebuilt():
     loss, handle = compiled(two_input_hooks_one_handle_returned)(x)
     loss.backward()
     assert x.grad.tolist() == [3.0] * 3 and len(x._backward_hooks) == 2  # 2 * 3 / 2: both, once each
+
+
+def returns_floats(x, s):
+    return s, x.shape[0] / 2, (x * s).sum()
+
+
+def test_a_float_input_comes_back_as_itself_and_a_computed_one_as_a_float_under_dynamic_shapes():
+    x, s = torch.ones(3), 1.5
+    outputs = []
+
+    def backend(gm, example_inputs):  # as Dynamo hands a backend: a float leaves the graph as a 0-d tensor
+        def run(*args):
+            out = gm(*args)
+            outputs.extend(type(o) for o in out)
+            return out
+        return run
+    opt = tracer.compile(returns_floats, dynamic=True, backend=backend)
+    for n in (3, 5):  # the second size runs the same entry: its sizes are symbolic
+        x = torch.ones(n)
+        got = opt(x, s)
+        assert got[0] is s and type(got[1]) is float and got[1] == n / 2 and torch.equal(got[2], (x * s).sum())
+    assert len(opt.cache_entries) == 1 and opt.cache_entries[0].eager_reason is None
+    assert set(outputs) == {torch.Tensor}, outputs
+
+
+def returns_arrays(a):
+    return a, a + 1
+
+
+def test_an_array_from_outside_comes_back_as_itself_and_a_computed_one_as_an_array():
+    import numpy as np
+    a = np.arange(3.0)
+    got = compiled(returns_arrays)(a)
+    assert got[0] is a and type(got[1]) is np.ndarray and got[1].tolist() == [1.0, 2.0, 3.0]

@@ -38,6 +38,7 @@ class NativeGuards:
         self._globals = None
         self._builtins = None
         self._modules = None
+        self._managers: dict[str, object] = {}  # a source's name -> its one manager (see _accessor)
         frame_guards = [g for g in guards if kind_of(g).reads_frame]  # the shape guards read L and G
         state, roots = build_tree([g for g in guards if not kind_of(g).reads_frame])
         for guard in state:
@@ -67,11 +68,11 @@ class NativeGuards:
         try:
             value = node.source.get_value(f_locals, f_globals)
         except Exception:  # noqa: BLE001 - the value is gone already: its subtree in Python, which fails
-            self._python_subtree(node, base)  # while it is gone (torch's item accessor built over a key
+            self._python_subtree(node)  # while it is gone (torch's item accessor built over a key
             return                            # missing then passes while the key stays missing)
         manager = self._accessor(node.source, base, base_value, value)
         if manager is None:  # a Source torch has no accessor for: its subtree in Python
-            self._python_subtree(node, base)
+            self._python_subtree(node)
             return
         self._reached[manager.get_source()] = (node, base, base_value, value)
         for guard in node.guards:
@@ -89,7 +90,15 @@ class NativeGuards:
             self._leaf(twin, guard, value)
 
     def _accessor(self, source, base, base_value, value, name=None):
-        name, kind = name or source.name(), self._kind
+        """The one manager of `source` (None: torch has no accessor for it).  torch makes a new frame-local
+        manager at each call, so a source reached twice (by a relation, say) would be read twice per check."""
+        name = name or source.name()
+        if name not in self._managers:
+            self._managers[name] = self._new_accessor(source, base, base_value, value, name)
+        return self._managers[name]
+
+    def _new_accessor(self, source, base, base_value, value, name):
+        kind = self._kind
         if isinstance(source, LocalSource) and source.local_name in self._locals:
             key = (source.local_name, self._locals[source.local_name])
             return self.root.framelocals_manager(key, name, value, kind)
@@ -128,14 +137,15 @@ class NativeGuards:
         return base.lambda_manager(reach, name, value, kind)
 
     def _manager_of(self, source, f_locals, f_globals):
-        """The manager of `source` (torch hands back the one it made already), None if one link has none."""
+        """The manager of `source` (the one _node made, if it did), None if one link has none or cannot be
+        read now (torch's item accessor built over a missing key passes while it stays missing)."""
         manager = value = None
         for link in source.chain():
             base_value = value
             try:
                 value = link.get_value(f_locals, f_globals)
             except Exception:  # noqa: BLE001 - a link that cannot be read has no manager
-                value = None
+                return None
             manager = self._accessor(link, manager, base_value, value)
             if manager is None:
                 return None
@@ -151,7 +161,7 @@ class NativeGuards:
             else:
                 kind.native(managers, guard.expected, [guard.expr], None)
 
-    def _python_subtree(self, node, base) -> None:
+    def _python_subtree(self, node) -> None:
         """A Source without a base manager (an unknown root): its guards as one lambda guard."""
         guards = _subtree_guards(node)
         checks = [(guard.source, leaf_function(guard)) for guard in guards]
