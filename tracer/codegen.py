@@ -72,6 +72,20 @@ class NamedCallable:
         return self.name
 
 
+class GraphCallable(NamedCallable):
+    """A compiled graph's NamedCallable: the rewritten code calls it with its inputs, positionally, on
+    every run of the entry, so it takes no keyword dict (a call without one is ~0.1 us cheaper)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args):
+        prior = set_eval_frame(None)
+        try:
+            return self.fn(*args)
+        finally:
+            set_eval_frame(prior)
+
+
 def _looks_constant(var: VariableTracker) -> bool:
     """Whether `var` is a Python constant, asked the way Dynamo's codegen asks of a value it must
     build: a container's items are looked at (realized, so guarded) in order up to the first that

@@ -21,7 +21,7 @@ import torch.fx
 from . import resume as resume_mod
 from . import trace_rules
 from .break_code import BreakCode, break_site, emit_break
-from .codegen import GRAPH_OUT, NamedCallable, PyCodegen, assemble
+from .codegen import GRAPH_OUT, GraphCallable, PyCodegen, assemble
 from .collector import collector_paused
 from .exc import InternalTracerWarning, ObservedException, Unresumable, Unsupported, UserError, UserLocation
 from .guards import GuardSet
@@ -392,7 +392,7 @@ def _finish(owner, compile_id, output: OutputGraph, output_nodes, emit) -> Cache
         example_inputs = [graph_input.example for graph_input in output.inputs.values()]
         compiled = owner.backend(gm, example_inputs)
         graphs.append(gm)
-        graph_fn = NamedCallable(f"__compiled_fn_{compile_id.replace('/', '_')}", compiled)
+        graph_fn = GraphCallable(f"__compiled_fn_{compile_id.replace('/', '_')}", compiled)
         loads = SharedInputLoads(cg, [graph_input.source for graph_input in output.inputs.values()])
         loads.keep_shared()
         cg.call(graph_fn, loads.push_inputs, len(loads.sources))

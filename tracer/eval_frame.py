@@ -26,17 +26,17 @@ import weakref
 from dataclasses import dataclass, field
 
 import torch
+from torch.nn.modules import module as module_py
 
 from . import frame_hook, skip_rules
 from .convert_frame import CacheEntry, GraphBreak, convert_frame
 from .exc import CacheLimitExceeded, InternalTracerWarning, Unsupported, UserError
 from .bytecode import decode, has_var_parameters
-from .stack_room import enter_compiled_call, leave_compiled_call
+from .stack_room import MAX_NESTED_COMPILED_CALLS, nesting
 from .resume import make_resume_code, origin_index, resume_prologue_length
 from .guards.report import report_text
 from .guards.whatif import predict
 from .shapes import AutomaticDynamic, check_dynamic, code_identity
-from .variables.nn_module import has_call_hooks
 
 _frame_ids: dict[types.CodeType, int] = {}
 _frame_counter = itertools.count()
@@ -108,6 +108,12 @@ def resolve_backend(backend):
 class CompiledFunction:
     """What `tracer.compile(fn)` returns: call it like fn; inspect its cache."""
 
+    def __new__(cls, fn, *args, **kwargs):
+        """A module's is a CompiledModule (which answers as the module too)."""
+        if cls is CompiledFunction and isinstance(fn, torch.nn.Module):
+            cls = CompiledModule
+        return super().__new__(cls)
+
     def __init__(self, fn, backend="eager", fullgraph=False, cache_size_limit=8, *, parent=None, dynamic=None):
         check_dynamic(dynamic)
         if not callable(fn):
@@ -152,8 +158,6 @@ class CompiledFunction:
         self.cache_entries: list[CacheEntry] = []
         self.compile_events: list[CompileEvent] = []
         self.hook = None  # the debugger attaches here
-        self.last_call: tuple | None = None  # (args, kwargs) of the latest call: "call again"
-        self._running = 0  # calls of this function under way (a recursive one goes through it again)
         # the compile id of the entry each call ran (appended by the entry's code, run_count.py: a compiling
         # call's is its new entry's); None: a call that ran as it is (cache limit, an entry without code)
         self.calls: collections.deque = collections.deque(maxlen=10_000)
@@ -177,6 +181,7 @@ class CompiledFunction:
         self._simple_args = self.code.co_varnames[: self.code.co_argcount] \
             if not has_var_parameters(self.code) and not self.code.co_kwonlyargcount else None
         self._warned_limit = False
+        self._root_call = None if parent is not None else RootCall(self)
         functools.update_wrapper(self, fn)
         _live.add(self)
 
@@ -252,32 +257,48 @@ class CompiledFunction:
 
     def __call__(self, *args, **kwargs):
         """The root: fn under the frame hook.  Any other frame (a resume function): its function, under
-        the hook already running (outside one, it runs as it is)."""
-        if self.parent is not None:
+        the hook already running (outside one, it runs as it is).  Written out in one frame, reading
+        slots (RootCall): this runs on every call."""
+        root = self._root_call
+        if root is None:
             return self.fn(*args, **kwargs)
-        if self.partial_args or self.partial_keywords:
+        if root.partial:
             args, kwargs = self._with_partial(args, kwargs)
-        if not self._running:  # the outermost call ("call again" repeats it; a recursive call inside does not count)
-            self.last_call = (args, kwargs)
-        self._running += 1
-        try:
-            return self._call_root(args, kwargs)
-        finally:
-            self._running -= 1
-
-    def _call_root(self, args, kwargs):
-        if self.hooks_outside and has_call_hooks(self.module):
+        if not root.running:  # the outermost call ("call again" repeats it; a recursive call inside does not count)
+            root.last_call = (args, kwargs)
+        module = root.module
+        if module is not None and (  # nn.Module.__call__'s own question, in its order: any hook to run?
+                module._backward_hooks or module._backward_pre_hooks or module._forward_hooks
+                or module._forward_pre_hooks or module_py._global_backward_pre_hooks
+                or module_py._global_backward_hooks or module_py._global_forward_hooks
+                or module_py._global_forward_pre_hooks):
             # as Dynamo: nn.Module.__call__ runs the hooks outside the graphs, under the frame hook, so
             # the forward frame is this one and each hook a frame of its own
-            fn = self.module
-        else:  # _full_args(args), written out: this runs on every call
-            fn, args = self.fn, (args if self.bound_self is None else (self.bound_self, *args))
-        if self.runs_as_is or not enter_compiled_call():  # compiled calls nested too deep: plain Python from here (stack_room.py)
-            return fn(*args, **kwargs)
+            fn = module
+        elif root.bound_self is None:
+            fn = root.fn
+        else:
+            fn, args = root.fn, (root.bound_self, *args)
+        depth = nesting.depth
+        if root.runs_as_is or depth >= MAX_NESTED_COMPILED_CALLS:  # nested too deep: plain Python from
+            return fn(*args, **kwargs)                              # here (stack_room.py)
+        nesting.depth = depth + 1
+        root.running += 1
         try:
-            return frame_hook.call_under_hook(self._callback, fn, args, kwargs)
+            return frame_hook.call_under_hook(root.callback, fn, args, kwargs)
         finally:
-            leave_compiled_call()
+            nesting.depth = depth
+            root.running -= 1
+
+    @property
+    def last_call(self) -> tuple | None:
+        """(args, kwargs) of the root's latest call: what "call again" repeats (None before one)."""
+        return None if self._root_call is None else self._root_call.last_call
+
+    @last_call.setter
+    def last_call(self, value: tuple | None) -> None:
+        if self._root_call is not None:
+            self._root_call.last_call = value
 
     def _with_partial(self, args, kwargs) -> tuple[tuple, dict]:
         """A compiled functools.partial: its bound arguments, then this call's."""
@@ -287,13 +308,6 @@ class CompiledFunction:
         """Call a resume function over the cells of the frame it continues: its closure this call."""
         fn = types.FunctionType(self.code, self.fn.__globals__, self.fn.__name__, None, cells)
         return fn(*args)
-
-    def __getattr__(self, name):
-        """A compiled module still answers as the module (train(), parameters(), ...)."""
-        module = self.__dict__.get("module")
-        if module is None:
-            raise AttributeError(name)
-        return getattr(module, name)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -442,6 +456,35 @@ class CompiledFunction:
         return f"<tracer.compile of {self.fn.__qualname__}: {len(self.cache_entries)} cache entries>"
 
 
+class CompiledModule(CompiledFunction):
+    """What `tracer.compile(module)` returns: a compiled function that still answers as the module
+    (train(), parameters(), ...).  A class of its own: a `__getattr__` makes every attribute read of
+    an instance slower, and a compiled function has no need of one."""
+
+    def __getattr__(self, name):
+        module = self.__dict__.get("module")
+        if module is None:
+            raise AttributeError(name)
+        return getattr(module, name)
+
+
+class RootCall:
+    """What a root's every call reads, in slots (a compiled module's `__getattr__` slows each read of
+    its own attributes): fixed when the root is made, but for the latest call's arguments."""
+
+    __slots__ = ("fn", "bound_self", "module", "partial", "runs_as_is", "callback", "last_call", "running")
+
+    def __init__(self, compiled: CompiledFunction):
+        self.fn = compiled.fn
+        self.bound_self = compiled.bound_self
+        self.module = compiled.module if compiled.hooks_outside else None  # a module whose hooks run outside
+        self.partial = bool(compiled.partial_args or compiled.partial_keywords)
+        self.runs_as_is = compiled.runs_as_is
+        self.callback = compiled._callback
+        self.last_call: tuple | None = None
+        self.running = 0  # calls under way through this root (a recursive one goes through it again)
+
+
 def _has_plain_code(fn) -> bool:
     """A Python function whose own frame a trace can start in (not a generator or coroutine's)."""
     flags = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -556,5 +599,5 @@ def reset() -> None:
     _frame_counter = itertools.count()
 
 
-__all__ = ["CacheEntry", "CompiledFunction", "CompileEvent", "FrameNumbers", "GraphBreak", "compile", "numbered_by",
+__all__ = ["CacheEntry", "CompiledFunction", "CompiledModule", "CompileEvent", "FrameNumbers", "GraphBreak", "compile", "numbered_by",
            "reset"]

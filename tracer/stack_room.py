@@ -20,7 +20,14 @@ INLINE_RESERVE = 150
 # a recursion through compiled frames then costs about 3 * 16 frames more than eager Python.
 MAX_NESTED_COMPILED_CALLS = 16
 
-_nesting = threading.local()
+
+class _Nesting(threading.local):
+    """Compiled calls in progress on this thread, one inside another (read and set by the root's call)."""
+
+    depth = 0
+
+
+nesting = _Nesting()
 
 
 def room_below(reserve: int) -> bool:
@@ -30,16 +37,3 @@ def room_below(reserve: int) -> bool:
     except ValueError:
         return True
     return False
-
-
-def enter_compiled_call() -> bool:
-    """Count a compiled call in; False (nothing counted) when it must run as plain Python."""
-    depth = getattr(_nesting, "depth", 0)
-    if depth >= MAX_NESTED_COMPILED_CALLS:
-        return False
-    _nesting.depth = depth + 1
-    return True
-
-
-def leave_compiled_call() -> None:
-    _nesting.depth -= 1

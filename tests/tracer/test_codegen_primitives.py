@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch._C._dynamo.eval_frame import set_eval_frame
 
-from tracer.codegen import NamedCallable, PyCodegen
+from tracer.codegen import GraphCallable, NamedCallable, PyCodegen
 from tracer.frame_hook import run_as_is
 
 
@@ -115,3 +115,30 @@ def test_a_named_callable_runs_with_the_frame_hook_off_and_shows_its_name():
         set_eval_frame(prior)
     assert seen == [None] and after is callback  # off inside, restored after
     assert "graph" not in offered
+
+
+def test_a_graph_callable_runs_its_graph_with_the_hook_off_and_puts_it_back_when_the_graph_raises():
+    seen = []
+
+    def graph(x, y):
+        prior = set_eval_frame(None)
+        set_eval_frame(prior)
+        seen.append(prior)
+        if y is None:
+            raise ValueError("no y")
+        return x + y
+
+    def callback(frame, cache_entry, frame_state):
+        return run_as_is(frame.f_code, "a test's hook", for_good=False)
+
+    named = GraphCallable("__compiled_fn_8", graph)
+    assert isinstance(named, NamedCallable) and repr(named) == "__compiled_fn_8"
+    prior = set_eval_frame(callback)
+    try:
+        assert named(1, 2) == 3
+        with pytest.raises(ValueError, match="no y"):
+            named(1, None)
+        after = set_eval_frame(callback)
+    finally:
+        set_eval_frame(prior)
+    assert seen == [None, None] and after is callback

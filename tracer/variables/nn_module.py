@@ -42,17 +42,6 @@ def hooks_of(module: torch.nn.Module) -> list[str]:
     return [name for name in _HOOK_DICTS[:4] if getattr(module, name, None)] + _global_hooks()
 
 
-def has_call_hooks(module: torch.nn.Module) -> bool:
-    """Whether hooks_of(module) is not empty, asked on every call of a compiled module: one expression
-    of eight attribute reads (no lists, no inner frames), as nn.Module.__call__ asks it."""
-    return bool(getattr(module, "_forward_hooks", None) or getattr(module, "_forward_pre_hooks", None)
-                or getattr(module, "_backward_hooks", None) or getattr(module, "_backward_pre_hooks", None)
-                or getattr(module_py, "_global_forward_hooks", None)
-                or getattr(module_py, "_global_forward_pre_hooks", None)
-                or getattr(module_py, "_global_backward_hooks", None)
-                or getattr(module_py, "_global_backward_pre_hooks", None))
-
-
 def _global_hooks() -> list[str]:
     names = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
              "_global_backward_pre_hooks")
