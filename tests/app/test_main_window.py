@@ -349,7 +349,11 @@ def test_a_script_that_never_compiles_clears_the_previous_trace_and_says_so(seed
 def test_a_script_that_loops_forever_runs_in_the_background_and_can_be_stopped(seed_window, qtbot, tmp_path):
     seed_session = seed_window.controller.session
     path = tmp_path / "forever.py"
-    path.write_text(open(SEED).read() + "\nwhile True:\n    pass\n")
+    seed_text = open(SEED).read()
+    path.write_text(seed_text + "\nwhile True:\n    pass\n")
+    loop_line = seed_text.count("\n") + 2  # `while True:`, whose backward jump the stop lands on
+    stopped = []
+    seed_window.controller.sig_script_stopped.connect(lambda message, *where: stopped.append(message))
     assert seed_window.open_script(str(path))  # returns at once: the window stays live
     stop = seed_window.actions_by_id["stop"]
     qtbot.waitUntil(lambda: stop.isEnabled() and seed_window.run_progress.isVisible())
@@ -358,13 +362,33 @@ def test_a_script_that_loops_forever_runs_in_the_background_and_can_be_stopped(s
                     and seed_window.run_label.text().endswith(" s"))
     assert not seed_window.open_script(SEED)  # one script at a time, said clearly
     assert status(seed_window) == "forever.py is still running: stop it first"
+    running = seed_window.controller.running
+    qtbot.waitUntil(lambda: running.stdout.count("\n") == 3, timeout=60_000)  # its three calls ran: in the loop
     menu_action(seed_window, "File", "Stop").trigger()
     qtbot.waitUntil(lambda: not stop.isEnabled(), timeout=10_000)
     session = seed_window.controller.session
-    assert session is not seed_session and session.error.startswith("ScriptStopped")
+    assert session is not seed_session and session.stopped.startswith("stopped by the user after ")
     assert session.timelines and seed_window.controller.timeline is not None  # what ran is kept and shown
     assert not seed_window.run_progress.isVisible()
-    assert status(seed_window).startswith("forever.py raised ScriptStopped: stopped by the user")
+    said = status(seed_window)  # a stop is said as a stop, with where it was: not an error, no dialog
+    assert said == f"forever.py {session.stopped} at line {loop_line} of forever.py: showing the 2 trace(s) it made"
+    assert stopped == [said] and visible_dialogs(seed_window) == []
+    assert "raised" not in seed_window.log_panel.contents().split("running " + str(path))[-1]
+    assert seed_window.source_view.filename() == str(path)
+    assert seed_window.source_view.highlighted_lines() == {loop_line}
+
+
+def test_a_new_run_closes_the_last_runs_error_dialog(window, qtbot, tmp_path):
+    path = tmp_path / "raises.py"
+    path.write_text("import torch\nraise ValueError('no data')\n")
+    window.open_script(str(path), wait=True)
+    assert [d.text() for d in visible_dialogs(window)] == ["raises.py raised ValueError: no data (line 2 of raises.py)"]
+    menu_action(window, "File", "Open Recent").menu().actions()[0].trigger()  # the same script again
+    assert window.controller.running is not None and visible_dialogs(window) == []  # gone as the run starts
+    qtbot.waitUntil(lambda: window.controller.running is None, timeout=60_000)
+    assert len(visible_dialogs(window)) == 1  # this run's own error
+    window.open_script(SEED, wait=True)
+    assert visible_dialogs(window) == [] and status(window) == "seed_example.py: 1 compiled function(s), 2 trace(s)"
 
 
 # ---- debugger habits: reload, find, zoom, help, watch, hover, links, layout -------------------------------------
