@@ -235,6 +235,30 @@ def test_a_disabled_breakpoint_does_not_stop(seed_window, qtbot):
 
 
 # ---- guards and the cache -----------------------------------------------------------------------------------
+def test_the_sources_tree_keeps_what_was_folded_and_selected_while_stepping(seed_window, qtbot):
+    panel, view = seed_window.source_tree_panel, seed_window.source_tree_panel.view
+    seed_window.dock("sources").raise_()
+    for _ in range(4):  # BINARY_OP `x * cfg.scale`: G['cfg'] holds two guards
+        qtbot.keyClick(seed_window, Qt.Key_F11)
+
+    def row(name):
+        return panel.model.index_of(panel.model.find_source(name))
+
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.visualRect(row("G['cfg']")).center())
+    qtbot.keyClick(view, Qt.Key_Left)  # fold it
+    assert not view.isExpanded(row("G['cfg']"))
+    for _ in range(9):  # to `y - cfg.shift`: the tree is rebuilt with new sources and a third cfg guard
+        qtbot.keyClick(seed_window, Qt.Key_F11)
+    assert seed_window.controller.snapshot.step == 13
+    assert [(item.values[0], len(item.children)) for item in panel.model.items()] == \
+        [("G['cfg']", 3), ("L['x']", 1), ("L['n']", 1), ("G['torch']", 2)]
+    assert not view.isExpanded(row("G['cfg']")) and panel.model.find_source("G['cfg']").bold  # folded, news in bold
+    assert view.isExpanded(row("G['torch']")) and view.isExpanded(row("L['x']"))  # what it did not fold is open
+    assert panel.current_item().payload == "G['cfg']"  # the selection stays on the same source
+    qtbot.keyClick(view, Qt.Key_Right)
+    assert view.isExpanded(row("G['cfg']"))
+
+
 def test_clicking_a_guard_goes_to_the_instruction_that_installed_it(seed_window):
     c = seed_window.controller
     c.goto(len(c.timeline) - 1)
