@@ -234,6 +234,29 @@ def test_a_disabled_breakpoint_does_not_stop(seed_window, qtbot):
     assert seed_window.controller.snapshot.step == first_binary.step
 
 
+def test_stepping_in_and_out_of_a_helper_in_another_file_lexes_each_file_once(window, qtbot, tmp_path, monkeypatch):
+    from app.widgets import highlight
+    from tests.app.test_source_bytecode_views import counting_lexer
+
+    (tmp_path / "helper.py").write_text("import torch\n\n\ndef scaled(x):\n    y = x * 2\n    return torch.relu(y)\n")
+    main = tmp_path / "main.py"
+    main.write_text("import torch\n\nfrom helper import scaled\n\n\n@torch.compile(backend='eager')\n"
+                    "def f(x):\n    a = scaled(x)\n    b = scaled(a + 1)\n    return a + b\n\n\n"
+                    "print(f(torch.ones(3)))\n")
+    lexed = counting_lexer(monkeypatch)
+    window.open_script(str(main), wait=True)
+    shown = [window.source_view.filename()]
+    for _ in range(len(window.controller.timeline) - 1):  # F11 to the end
+        qtbot.keyClick(window, Qt.Key_F11)
+        shown.append(window.source_view.filename())
+    files = [os.path.basename(name) for i, name in enumerate(shown) if i == 0 or shown[i - 1] != name]
+    assert files == ["main.py", "helper.py", "main.py", "helper.py", "main.py"]
+    qtbot.keyClick(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # reverse continue: back to step 1
+    assert window.controller.snapshot.step == 0 and window.source_view.filename() == str(main)
+    assert lexed == [main.read_text()[:-1], (tmp_path / "helper.py").read_text()[:-1]]  # each once, however often shown
+    assert highlight.cached_token_spans.cache_info().hits == 3  # main, helper and main shown again
+
+
 # ---- guards and the cache -----------------------------------------------------------------------------------
 def test_the_sources_tree_keeps_what_was_folded_and_selected_while_stepping(seed_window, qtbot):
     panel, view = seed_window.source_tree_panel, seed_window.source_tree_panel.view
@@ -387,7 +410,8 @@ def test_a_script_that_loops_forever_runs_in_the_background_and_can_be_stopped(s
     assert not seed_window.open_script(SEED)  # one script at a time, said clearly
     assert status(seed_window) == "forever.py is still running: stop it first"
     running = seed_window.controller.running
-    qtbot.waitUntil(lambda: running.stdout.count("\n") == 3, timeout=60_000)  # its three calls ran: in the loop
+    qtbot.waitUntil(lambda: running.stdout.count("\n") == 3, timeout=60_000)  # its three calls ran
+    qtbot.wait(300)  # the last print has returned: the script is in its loop
     menu_action(seed_window, "File", "Stop").trigger()
     qtbot.waitUntil(lambda: not stop.isEnabled(), timeout=10_000)
     session = seed_window.controller.session
