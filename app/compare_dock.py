@@ -6,6 +6,7 @@ Standin-only break to its instruction in the trace are wired here.
 """
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
@@ -13,12 +14,15 @@ from .compare_controller import CompareController
 from .models.compare_model import find_break_step
 from .widgets.compare_panel import ComparePanel
 
+READABLE_SHARE = 0.45  # of the window's height, once a comparison is asked for
+
 
 class CompareDock(QDockWidget):
     def __init__(self, title: str, window, debugger, log):
         """`debugger`: the window's DebugController (its session, timelines, goto); `log(text)`: the log panel."""
         super().__init__(title, window)
         self.setObjectName("compare")
+        self.window_ = window
         self.debugger, self.log = debugger, log
         self.controller = CompareController(self)
         self.panel = ComparePanel()
@@ -43,8 +47,16 @@ class CompareDock(QDockWidget):
         session = self.debugger.session
         self.show()
         self.raise_()
+        self._make_readable()
         return self.controller.start(session.path if session else None, session.argv if session else None,
                                      wait=wait is True)
+
+    def _make_readable(self) -> None:
+        """Asked for a comparison, the dock takes READABLE_SHARE of the window's height (unless the user made
+        it taller or floated it): at the bottom docks' usual quarter, a table and two sides do not fit."""
+        wanted = int(self.window_.height() * READABLE_SHARE)
+        if not self.isFloating() and self.height() < wanted:
+            self.window_.resizeDocks([self], [wanted], Qt.Vertical)
 
     def stop(self) -> None:
         self.controller.stop()

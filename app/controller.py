@@ -43,6 +43,7 @@ class DebugController(QObject):
     sig_status = Signal(str)  # a short message for the status bar
     sig_error = Signal(str)  # something the user asked for failed: status bar, log and a dialog
     sig_script_failed = Signal(str, str, int, str)  # (message, filename, line or 0, traceback)
+    sig_script_stopped = Signal(str, str, int)  # (message, filename, line or 0): Stop ended it, not a failure
     sig_running = Signal(bool, str)  # a script started (True, its name) or finished (False, "")
     sig_progress = Signal(float)  # seconds the running script has run
     sig_run_finished = Signal()
@@ -143,7 +144,9 @@ class DebugController(QObject):
             self.select_timeline(finals[0])
         else:
             self.sig_timeline_changed.emit(None)
-        if session.error:
+        if session.stopped:
+            self._say_stopped(session)
+        elif session.error:
             at = session.error_at
             where = f" (line {at.line} of {os.path.basename(at.filename)})" \
                 if at and at.line and f"line {at.line}" not in session.error else ""
@@ -159,6 +162,15 @@ class DebugController(QObject):
         else:
             self.sig_status.emit(f"{name}: {len(session.functions)} compiled function(s), "
                                  f"{len(session.timelines)} trace(s)")
+
+    def _say_stopped(self, session: Session) -> None:
+        """A stop the user asked for: said as a stop, with the line it was on; no error dialog."""
+        at = session.error_at
+        where = f" at line {at.line} of {os.path.basename(at.filename)}" if at and at.line else ""
+        kept = f"showing the {len(session.timelines)} trace(s) it made" if session.timelines else "nothing was traced"
+        message = f"{os.path.basename(session.path)} {session.stopped}{where}: {kept}"
+        self.sig_log.emit(message)
+        self.sig_script_stopped.emit(message, at.filename if at else session.path, (at.line or 0) if at else 0)
 
     @property
     def script_path(self) -> str | None:

@@ -46,6 +46,7 @@ STEP_ACTIONS = (
     ("continue", "Continue", "F5", "continue_"),
     ("restart", "Restart Trace", "Ctrl+Shift+R", "restart"),
 )
+MESSAGE_DIALOG = "standin.message"  # objectName of the error dialogs, closed when a new run starts
 COMPACT_WIDTH = 1900  # px: narrower windows keep one column of docks, on the right
 FONT_SIZES = (7, 8, 9, 10, 11, 12, 14, 16, 18, 20, 24)
 DEFAULT_FONT_SIZE = 10
@@ -310,6 +311,7 @@ class MainWindow(QMainWindow):
         c.sig_status.connect(lambda text: self.statusBar().showMessage(text, 15_000))
         c.sig_error.connect(self.on_error)
         c.sig_script_failed.connect(self.on_script_failed)
+        c.sig_script_stopped.connect(self.on_script_stopped)
         c.sig_running.connect(self.on_running)
         c.sig_progress.connect(self.on_progress)
         c.sig_call_finished.connect(self.guard_editor.show_outcome)
@@ -396,6 +398,7 @@ class MainWindow(QMainWindow):
 
     # ---- messages ----------------------------------------------------------------------------
     def on_running(self, running: bool, name: str) -> None:
+        self._close_dialogs()  # the last run's error (or "still running") is stale once a run starts or ends
         self.actions_by_id["stop"].setEnabled(running)
         self.actions_by_id["reload"].setEnabled(not running)
         self.run_progress.setVisible(running)
@@ -420,14 +423,25 @@ class MainWindow(QMainWindow):
             self._show_location(filename, line)
             self.source_view.editor.setFocus()
 
+    def on_script_stopped(self, message: str, filename: str, line: int) -> None:
+        """Stop did what was asked: the status bar says so and the source shows where it was; no dialog."""
+        self.statusBar().showMessage(message, 30_000)
+        if line and filename and os.path.isfile(filename):
+            self._show_location(filename, line)
+
     def _dialog(self, icon, message: str, details: str = "") -> None:
         if not self.isVisible():
             return
         box = QMessageBox(icon, "Standin", message, QMessageBox.Ok, self)
+        box.setObjectName(MESSAGE_DIALOG)
         if details:
             box.setDetailedText(details)
         box.setAttribute(Qt.WA_DeleteOnClose)
         box.open()
+
+    def _close_dialogs(self) -> None:
+        for box in self.findChildren(QMessageBox, MESSAGE_DIALOG):
+            box.close()
 
     def show_shortcuts(self) -> QDialog:
         """Help ▸ Keyboard Shortcuts: every action with a key, in one table."""

@@ -19,7 +19,6 @@ from tracer.compare import FrameDiff
 
 BREAK_COLUMNS = ("Engine", "Where", "Entry", "Reason")
 TABLE_WIDTHS = (28, 300, 300, 300)  # px for the first columns; the last stretches
-DIFFERENCES_HEIGHT = 86  # px: about four lines
 LEAST_VIEW_HEIGHT = 40  # px: each view scrolls below this, so the dock tabbed with the FX graph stays short
 
 
@@ -46,6 +45,16 @@ def _text_box(placeholder: str) -> QPlainTextEdit:
     box.setPlaceholderText(placeholder)
     box.setMinimumHeight(LEAST_VIEW_HEIGHT)
     return box
+
+
+def _titled(title: str, widget: QWidget) -> QWidget:
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(1)
+    layout.addWidget(QLabel(f"<b>{title}</b>"))
+    layout.addWidget(widget, 1)
+    return column
 
 
 class ComparePanel(QWidget):
@@ -79,7 +88,6 @@ class ComparePanel(QWidget):
         self.dynamo_text = _text_box("Dynamo's side of the selected frame")
         self.differences = QPlainTextEdit()  # what differs, for the selected row: scrolls when guards run long
         self.differences.setReadOnly(True)
-        self.differences.setMaximumHeight(DIFFERENCES_HEIGHT)
         self.differences.setMinimumHeight(LEAST_VIEW_HEIGHT)
         self.differences.setPlaceholderText("Select a frame or call: what differs shows here")
         self.breaks_model = RowTreeModel(BREAK_COLUMNS, (1, 2))
@@ -87,36 +95,47 @@ class ComparePanel(QWidget):
         self.breaks.setToolTip("Graph breaks of the selected frame; click one that only Standin makes to open it "
                                "in the trace")
 
-        sides = QSplitter(Qt.Horizontal)
-        for title, box in (("Standin", self.standin_text), ("torch.compile (Dynamo)", self.dynamo_text)):
-            column = QWidget()
-            layout = QVBoxLayout(column)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.addWidget(QLabel(f"<b>{title}</b>"))
-            layout.addWidget(box)
-            sides.addWidget(column)
-        detail = QSplitter(Qt.Vertical)
-        detail.addWidget(sides)
-        detail.addWidget(self.breaks)
-        detail.setSizes([300, 110])
-        below = QWidget()
-        below_layout = QVBoxLayout(below)
-        below_layout.setContentsMargins(0, 0, 0, 0)
-        below_layout.addWidget(self.differences)
-        below_layout.addWidget(detail, 1)
-        splitter = QSplitter(Qt.Vertical)
-        splitter.addWidget(self.table)
-        splitter.addWidget(below)
-        splitter.setSizes([160, 340])
+        self.splitter = self._arrange()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
 
         self.compare_button.clicked.connect(self.sig_compare_requested)
         self.stop_button.clicked.connect(self.sig_stop_requested)
         self.table.selectionModel().currentRowChanged.connect(lambda index, _: self._show_row(index.data(ITEM_ROLE)))
         self.breaks.clicked.connect(lambda index: self._break_clicked(index.data(ITEM_ROLE)))
+
+    def _arrange(self) -> QSplitter:
+        """The table above; below it three columns of the same height, each engine's side and what differs
+        (with the breaks): in a bottom dock a quarter of the window high, each still shows a dozen lines."""
+        columns = QSplitter(Qt.Horizontal)
+        for title, box in (("Standin", self.standin_text), ("torch.compile (Dynamo)", self.dynamo_text)):
+            columns.addWidget(_titled(title, box))
+        differs = QSplitter(Qt.Vertical)
+        differs.addWidget(_titled("What differs", self.differences))
+        differs.addWidget(self.breaks)
+        differs.setSizes([3, 2])
+        columns.addWidget(differs)
+        self.columns, self._columns_dragged = columns, False
+        columns.splitterMoved.connect(self._on_columns_dragged)
+        splitter = QSplitter(Qt.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(columns)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([1, 2])
+        return splitter
+
+    def _on_columns_dragged(self, *_) -> None:
+        self._columns_dragged = True
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt override
+        """Equal thirds, whatever width each side's text would like, until the user drags them."""
+        super().resizeEvent(event)
+        if not self._columns_dragged:
+            width = self.columns.width() or self.width()
+            self.columns.setSizes([width // 3] * 3)
 
     # ---- slots ---------------------------------------------------------------------------------
     def set_running(self, running: bool, name: str = "") -> None:

@@ -8,9 +8,12 @@ two views agree for free. The debugger-mark colours live in `app.theme`.
 
 Highlighting lexes the whole file once with pygments (so multi-line strings
 are right) and keeps per-line spans; the QSyntaxHighlighter only looks its
-block's spans up, which keeps a 2,000-line file well under a second.
+block's spans up, which keeps a 2,000-line file well under a second. The spans of the
+last few texts are kept, so stepping back into a file does not lex it again.
 """
 from __future__ import annotations
+
+import functools
 
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 from pygments.lexers import PythonLexer
@@ -106,6 +109,16 @@ def token_spans(text: str, lexer=None) -> list[list[tuple[int, int, object]]]:
     return lines
 
 
+SPAN_CACHE_TEXTS = 16  # stepping in and out of library files lexes each once, not at every visit
+
+
+@functools.lru_cache(maxsize=SPAN_CACHE_TEXTS)
+def cached_token_spans(text: str) -> list[list[tuple[int, int, object]]]:
+    """`token_spans` of a text seen recently (lexing torch/nn/functional.py takes over half a second);
+    callers only read the lists."""
+    return token_spans(text)
+
+
 class PygmentsHighlighter(QSyntaxHighlighter):
     """Colours a read-only document from spans lexed once by `set_text`.
 
@@ -140,7 +153,7 @@ class PygmentsHighlighter(QSyntaxHighlighter):
 
     def set_text(self, text: str) -> None:
         """Lex `text`; call before the document receives the same text."""
-        self._spans = token_spans(text)
+        self._spans = cached_token_spans(text)
 
     def _format(self, ttype) -> QTextCharFormat | None:
         try:

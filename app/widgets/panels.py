@@ -182,6 +182,15 @@ class CallStackPanel(TreePanel):
 
 
 # ---- 4: sources and their guards ----------------------------------------------------------------------
+def _row_key(item: RowItem | None) -> tuple | None:
+    """A row's first-column texts from its root down: the same row in the next step's rebuilt tree."""
+    key = []
+    while item is not None and item.values:
+        key.append(item.values[0])
+        item = item.parent
+    return tuple(reversed(key)) or None
+
+
 class SourceTreePanel(TreePanel):
     """Every Source seen so far, each with its guards; guards the current instruction installs in yellow.
 
@@ -205,9 +214,22 @@ class SourceTreePanel(TreePanel):
 
         `extra_sources`: Source names of trackers on the stack / in locals, shown greyed when unguarded.
         """
+        folded, selected = self._folded_keys(), _row_key(self.current_item())
+        scroll = self.view.verticalScrollBar().value()
         self.model.show_guards(guards, new_count, extra_sources)
-        self.view.expandAll()
+        self.view.expandAll()  # new sources open; the ones the user folded stay folded
+        for item in self.model.all_items():
+            key = _row_key(item)
+            if item.children and key in folded:
+                self.view.collapse(self.model.index_of(item))
+            if key == selected:
+                self.view.setCurrentIndex(self.model.index_of(item))
+        self.view.verticalScrollBar().setValue(scroll)
         self._fit_columns()
+
+    def _folded_keys(self) -> set:
+        return {_row_key(item) for item in self.model.all_items()
+                if item.children and not self.view.isExpanded(self.model.index_of(item))}
 
     SHARES = {COL_KIND: 0.26, COL_INSTALLED_AT: 0.3}  # at most this much of the width: the rest is the first's
 

@@ -126,6 +126,26 @@ def test_different_recompiles_show_dynamos_reasons_side_by_side(window, comparis
     assert panel.rows()[resume][cm.COL_DIFFERS] == "compiles, guards"
 
 
+def test_at_the_default_window_size_the_compare_dock_is_readable(window, comparisons, qtbot, monkeypatch):
+    window.resize(1500, 950)  # MainWindow's first size on a screen with room for it
+    panel = window.compare.panel
+    asked = []
+    monkeypatch.setattr(window.compare.controller, "start", lambda *args, **kw: asked.append(args) or True)
+    window.actions_by_id["compare"].trigger()  # the toolbar's Compare (the children are not run here)
+    panel.show_comparison(comparisons["recompiles_differ"])
+    qtbot.waitUntil(lambda: window.compare.height() >= 0.4 * window.height())  # taller than its tab mates
+
+    def lines(box):
+        return box.viewport().height() // box.fontMetrics().lineSpacing()
+
+    assert len(asked) == 1 and window.compare.isVisible()
+    assert panel.table.viewport().height() >= 4 * panel.table.sizeHintForRow(0)  # four rows at least
+    assert lines(panel.standin_text) >= 10 and lines(panel.dynamo_text) >= 10
+    assert lines(panel.differences) >= 4 and panel.breaks.viewport().height() >= 3 * 16
+    widths = [panel.standin_text.width(), panel.dynamo_text.width(), panel.differences.width()]
+    assert max(widths) - min(widths) <= 4 and min(widths) >= 400  # three equal columns side by side
+
+
 def test_the_compare_model_imports_no_qt():
     tree = ast.parse((ROOT / "app" / "models" / "compare_model.py").read_text())
     modules = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]

@@ -234,7 +234,54 @@ def test_a_disabled_breakpoint_does_not_stop(seed_window, qtbot):
     assert seed_window.controller.snapshot.step == first_binary.step
 
 
+def test_stepping_in_and_out_of_a_helper_in_another_file_lexes_each_file_once(window, qtbot, tmp_path, monkeypatch):
+    from app.widgets import highlight
+    from tests.app.test_source_bytecode_views import counting_lexer
+
+    (tmp_path / "helper.py").write_text("import torch\n\n\ndef scaled(x):\n    y = x * 2\n    return torch.relu(y)\n")
+    main = tmp_path / "main.py"
+    main.write_text("import torch\n\nfrom helper import scaled\n\n\n@torch.compile(backend='eager')\n"
+                    "def f(x):\n    a = scaled(x)\n    b = scaled(a + 1)\n    return a + b\n\n\n"
+                    "print(f(torch.ones(3)))\n")
+    lexed = counting_lexer(monkeypatch)
+    window.open_script(str(main), wait=True)
+    shown = [window.source_view.filename()]
+    for _ in range(len(window.controller.timeline) - 1):  # F11 to the end
+        qtbot.keyClick(window, Qt.Key_F11)
+        shown.append(window.source_view.filename())
+    files = [os.path.basename(name) for i, name in enumerate(shown) if i == 0 or shown[i - 1] != name]
+    assert files == ["main.py", "helper.py", "main.py", "helper.py", "main.py"]
+    qtbot.keyClick(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # reverse continue: back to step 1
+    assert window.controller.snapshot.step == 0 and window.source_view.filename() == str(main)
+    assert lexed == [main.read_text()[:-1], (tmp_path / "helper.py").read_text()[:-1]]  # each once, however often shown
+    assert highlight.cached_token_spans.cache_info().hits == 3  # main, helper and main shown again
+
+
 # ---- guards and the cache -----------------------------------------------------------------------------------
+def test_the_sources_tree_keeps_what_was_folded_and_selected_while_stepping(seed_window, qtbot):
+    panel, view = seed_window.source_tree_panel, seed_window.source_tree_panel.view
+    seed_window.dock("sources").raise_()
+    for _ in range(4):  # BINARY_OP `x * cfg.scale`: G['cfg'] holds two guards
+        qtbot.keyClick(seed_window, Qt.Key_F11)
+
+    def row(name):
+        return panel.model.index_of(panel.model.find_source(name))
+
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.visualRect(row("G['cfg']")).center())
+    qtbot.keyClick(view, Qt.Key_Left)  # fold it
+    assert not view.isExpanded(row("G['cfg']"))
+    for _ in range(9):  # to `y - cfg.shift`: the tree is rebuilt with new sources and a third cfg guard
+        qtbot.keyClick(seed_window, Qt.Key_F11)
+    assert seed_window.controller.snapshot.step == 13
+    assert [(item.values[0], len(item.children)) for item in panel.model.items()] == \
+        [("G['cfg']", 3), ("L['x']", 1), ("L['n']", 1), ("G['torch']", 2)]
+    assert not view.isExpanded(row("G['cfg']")) and panel.model.find_source("G['cfg']").bold  # folded, news in bold
+    assert view.isExpanded(row("G['torch']")) and view.isExpanded(row("L['x']"))  # what it did not fold is open
+    assert panel.current_item().payload == "G['cfg']"  # the selection stays on the same source
+    qtbot.keyClick(view, Qt.Key_Right)
+    assert view.isExpanded(row("G['cfg']"))
+
+
 def test_clicking_a_guard_goes_to_the_instruction_that_installed_it(seed_window):
     c = seed_window.controller
     c.goto(len(c.timeline) - 1)
@@ -349,7 +396,11 @@ def test_a_script_that_never_compiles_clears_the_previous_trace_and_says_so(seed
 def test_a_script_that_loops_forever_runs_in_the_background_and_can_be_stopped(seed_window, qtbot, tmp_path):
     seed_session = seed_window.controller.session
     path = tmp_path / "forever.py"
-    path.write_text(open(SEED).read() + "\nwhile True:\n    pass\n")
+    seed_text = open(SEED).read()
+    path.write_text(seed_text + "\nwhile True:\n    pass\n")
+    loop_line = seed_text.count("\n") + 2  # `while True:`, whose backward jump the stop lands on
+    stopped = []
+    seed_window.controller.sig_script_stopped.connect(lambda message, *where: stopped.append(message))
     assert seed_window.open_script(str(path))  # returns at once: the window stays live
     stop = seed_window.actions_by_id["stop"]
     qtbot.waitUntil(lambda: stop.isEnabled() and seed_window.run_progress.isVisible())
@@ -358,13 +409,34 @@ def test_a_script_that_loops_forever_runs_in_the_background_and_can_be_stopped(s
                     and seed_window.run_label.text().endswith(" s"))
     assert not seed_window.open_script(SEED)  # one script at a time, said clearly
     assert status(seed_window) == "forever.py is still running: stop it first"
+    running = seed_window.controller.running
+    qtbot.waitUntil(lambda: running.stdout.count("\n") == 3, timeout=60_000)  # its three calls ran
+    qtbot.wait(300)  # the last print has returned: the script is in its loop
     menu_action(seed_window, "File", "Stop").trigger()
     qtbot.waitUntil(lambda: not stop.isEnabled(), timeout=10_000)
     session = seed_window.controller.session
-    assert session is not seed_session and session.error.startswith("ScriptStopped")
+    assert session is not seed_session and session.stopped.startswith("stopped by the user after ")
     assert session.timelines and seed_window.controller.timeline is not None  # what ran is kept and shown
     assert not seed_window.run_progress.isVisible()
-    assert status(seed_window).startswith("forever.py raised ScriptStopped: stopped by the user")
+    said = status(seed_window)  # a stop is said as a stop, with where it was: not an error, no dialog
+    assert said == f"forever.py {session.stopped} at line {loop_line} of forever.py: showing the 2 trace(s) it made"
+    assert stopped == [said] and visible_dialogs(seed_window) == []
+    assert "raised" not in seed_window.log_panel.contents().split("running " + str(path))[-1]
+    assert seed_window.source_view.filename() == str(path)
+    assert seed_window.source_view.highlighted_lines() == {loop_line}
+
+
+def test_a_new_run_closes_the_last_runs_error_dialog(window, qtbot, tmp_path):
+    path = tmp_path / "raises.py"
+    path.write_text("import torch\nraise ValueError('no data')\n")
+    window.open_script(str(path), wait=True)
+    assert [d.text() for d in visible_dialogs(window)] == ["raises.py raised ValueError: no data (line 2 of raises.py)"]
+    menu_action(window, "File", "Open Recent").menu().actions()[0].trigger()  # the same script again
+    assert window.controller.running is not None and visible_dialogs(window) == []  # gone as the run starts
+    qtbot.waitUntil(lambda: window.controller.running is None, timeout=60_000)
+    assert len(visible_dialogs(window)) == 1  # this run's own error
+    window.open_script(SEED, wait=True)
+    assert visible_dialogs(window) == [] and status(window) == "seed_example.py: 1 compiled function(s), 2 trace(s)"
 
 
 # ---- debugger habits: reload, find, zoom, help, watch, hover, links, layout -------------------------------------

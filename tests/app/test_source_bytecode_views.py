@@ -192,6 +192,37 @@ def test_highlighter_colours_keywords_and_multiline_strings():
     assert "Token.Keyword" in kinds
 
 
+def counting_lexer(monkeypatch) -> list:
+    """The texts the highlighter lexes from now on (its cache starts empty)."""
+    lexed = []
+    real = highlight.token_spans
+
+    def token_spans(text, lexer=None):
+        lexed.append(text)
+        return real(text, lexer)
+
+    highlight.cached_token_spans.cache_clear()
+    monkeypatch.setattr(highlight, "token_spans", token_spans)
+    return lexed
+
+
+def test_a_text_shown_again_is_not_lexed_again_and_the_cache_is_bounded(source, monkeypatch):
+    lexed = counting_lexer(monkeypatch)
+    texts = [f"x_{i} = {i}  # text {i}" for i in range(highlight.SPAN_CACHE_TEXTS + 1)]
+    source.show_text(texts[0])
+    coloured = [source.editor.document().firstBlock().layout().formats()]
+    source.show_text(SEED.read_text())
+    source.show_text(texts[0])  # back: same colours, no lexing
+    coloured.append(source.editor.document().firstBlock().layout().formats())
+    assert lexed == [texts[0], SEED.read_text().removesuffix("\n")]
+    assert [[(f.start, f.length, f.format.foreground().color().name()) for f in fs] for fs in coloured][0] == \
+        [(f.start, f.length, f.format.foreground().color().name()) for f in coloured[1]] != []
+    for text in texts[1:]:  # 16 more texts push the first one out
+        source.show_text(text)
+    source.show_text(texts[0])
+    assert lexed[-1] == texts[0] and len(lexed) == 2 + len(texts)
+
+
 # -- bytecode view ----------------------------------------------------------
 
 def click_row(qtbot, view: BytecodeView, offset: int):

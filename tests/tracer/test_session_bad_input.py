@@ -66,6 +66,7 @@ def test_an_endless_plain_python_loop_can_be_stopped_and_keeps_the_recording(tmp
     assert session.stop()
     assert session.wait(10), "the stopped script did not unwind"
     assert session.error.startswith("ScriptStopped: stopped by the user")
+    assert session.error == f"ScriptStopped: {session.stopped}"  # a stop, said as one (the window shows no error)
     assert session.timelines and session.functions[0].cache_entries
     assert not session.stop()  # stopping twice is harmless
 

@@ -89,6 +89,7 @@ class Session:
         self.functions: list[CompiledFunction] = []
         self.error: str | None = None
         self.error_at: ScriptError | None = None  # where it failed, with the line and the traceback
+        self.stopped: str | None = None  # "stopped by the user after 2.0 s" when a stop ended it (error says so too)
         self.frame_numbers = FrameNumbers()  # [0/0] is this script's first frame, as in a fresh process
         self._editors: dict[int, StateEditor] = {}
         self._stdout = io.StringIO()
@@ -167,7 +168,8 @@ class Session:
         try:
             self._execute()
         except ScriptStopped:  # the stop arrived after the script itself had finished
-            self.error = self.error or self._stopped_message()
+            if self.error is None:
+                self._mark_stopped()
         finally:
             self._finished.set()
 
@@ -191,7 +193,7 @@ class Session:
         except ScriptExit as exit_:
             self.exit_status, self.exit_how = exit_.status, exit_.how
         except ScriptStopped as error:
-            self.error = self._stopped_message()
+            self._mark_stopped()
             self.error_at = _script_error(error, self.path)
         except BaseException as error:  # noqa: BLE001 - the user's script failed: keep what ran
             self.error = f"{type(error).__name__}: {error}"
@@ -199,8 +201,11 @@ class Session:
         finally:
             self._finished.set()
 
-    def _stopped_message(self) -> str:
-        return f"ScriptStopped: stopped {self._stop_reason} after {self.elapsed:.1f} s"
+    def _mark_stopped(self) -> None:
+        """A stop ended the script: `stopped` says so for a window (a stop is not a failure there);
+        `error` too, for the command line and the reports (the run is partial)."""
+        self.stopped = f"stopped {self._stop_reason} after {self.elapsed:.1f} s"
+        self.error = f"ScriptStopped: {self.stopped}"
 
     @property
     def stdout(self) -> str:
