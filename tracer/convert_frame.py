@@ -33,6 +33,7 @@ from .shapes.policy import DataCapture
 from .source import LocalSource, Source
 from .symbolic_convert import InstructionTranslator
 from .trace_end import TraceEnd
+from .warmup import finish_background_imports
 from .variables.leaving_generators import generators_as_iterators
 from .variables.sym import fullgraph_error
 from .variables.key_hashes import tracing
@@ -87,6 +88,7 @@ def convert_frame(owner, compile_id: str, f_locals: dict, f_globals: dict, closu
     hundred thousand but leaves little cyclic garbage, and collections run during it cost
     half the compile time (three quarters with the debugger recording every step).
     """
+    finish_background_imports()
     grad_mode = torch.is_grad_enabled()
     try:
         with collector_paused():

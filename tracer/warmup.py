@@ -27,3 +27,10 @@ def start_background_imports() -> threading.Thread:
         _started = threading.Thread(target=_import_fake_tensor_dependencies, name="standin-warmup", daemon=True)
         _started.start()
     return _started
+
+
+def finish_background_imports() -> None:
+    """Wait for that import before tracing: two threads importing torch._dynamo and the sympy
+    shape code at once can each find the other's module half-initialized (an ImportError)."""
+    if _started is not None and _started is not threading.current_thread():
+        _started.join()

@@ -60,10 +60,10 @@ def test_a_standin_only_break_opens_its_instruction_in_the_trace(window, qtbot):
     assert window.open_script(str(SCRIPTS / "standin_breaks.py"), wait=True)
     assert window.compare.compare_open_script(wait=True)
     panel = window.compare.panel
-    row = next(r for r in panel.rows() if r[cm.COL_TITLE] == "f (standin_breaks.py:10)")
+    row = next(r for r in panel.rows() if r[cm.COL_TITLE] == "f (standin_breaks.py:12)")
     assert row[cm.COL_MARK] == cm.DIFFER and "breaks" in row[cm.COL_DIFFERS]
     # the first differing frame is opened side by side
-    assert panel.standin_text.toPlainText().startswith("f  standin_breaks.py:10")
+    assert panel.standin_text.toPlainText().startswith("f  standin_breaks.py:12")
     assert "graph break at standin_breaks.py:" in panel.standin_text.toPlainText()
     assert "graph break" not in panel.dynamo_text.toPlainText() and "guards:" in panel.dynamo_text.toPlainText()
     assert "only Standin breaks" in panel.differences.toPlainText()

@@ -66,7 +66,7 @@ def test_agreeing_script_exits_0_and_every_row_is_same(runs):
 def test_standin_only_break_exits_1_and_names_the_row_with_both_sides(runs):
     status, stdout, stderr, document = runs["standin_breaks"]
     assert status == 1, stdout + stderr
-    assert rows(stdout, "DIFFERS  f (standin_breaks.py:10)")
+    assert rows(stdout, "DIFFERS  f (standin_breaks.py:12)")
     frame = next(f for f in document["frames"] if f["name"] == "f")
     breaks = next(a for a in frame["aspects"] if a["name"] == "breaks")
     assert breaks["same"] is False and breaks["dynamo"] == "no breaks"

@@ -24,6 +24,7 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .get_attr import GetAttrVariable
 from .lists import ListVariable, TupleVariable
+from .user_functions import guarded_function
 from .subgraph import add_call_node, lift_outer_nodes, tensor_node, trace_body
 
 APPLY = torch.autograd.Function.apply.__func__  # the classmethod every Function subclass inherits
@@ -104,7 +105,6 @@ class AutogradFunctionApplyVariable(VariableTracker):
 
     def _method(self, tx, name: str):
         """cls.forward / cls.backward, a staticmethod's function, guarded on its code."""
-        from .misc import guarded_function  # misc reads this module to hand out `apply`
         fn = inspect.getattr_static(self.fn_cls, name)
         fn = fn.__func__ if isinstance(fn, staticmethod) else fn
         if not inspect.isfunction(fn):

@@ -30,6 +30,10 @@ class VariableTracker:
     def python_type(self) -> type:
         raise Unsupported(f"python_type of {self.kind()}")
 
+    def has_own_hash(self) -> bool:
+        """Whether hashing it runs the user's Python (a class's own `__hash__`), which is then traced."""
+        return False
+
     def is_python_constant(self) -> bool:
         try:
             self.as_python_constant()

@@ -15,7 +15,7 @@ import torch
 from ..exc import ObservedException, Unsupported, observed
 from ..source import TypeSource
 from .base import VariableTracker
-from .key_hashes import has_own_hash, traced_hash
+from .key_hashes import traced_hash
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable, DictViewVariable
 from .dunder import python_dunder
@@ -186,7 +186,7 @@ class BuiltinVariable(VariableTracker):
 
     def call_hash(self, tx, obj):
         """hash(obj) of a user object whose class has its own __hash__: traced, as Dynamo traces it."""
-        return ConstantVariable(traced_hash(tx, obj)) if has_own_hash(obj) else None
+        return ConstantVariable(traced_hash(tx, obj)) if obj.has_own_hash() else None
 
     def call_isinstance(self, tx, obj, classes):
         cls = classes.as_python_constant()

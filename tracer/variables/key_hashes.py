@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import inspect
 import sys
-import types
 
 from ..exc import Unsupported, observed
 
@@ -27,13 +25,6 @@ def tracing(output):
         yield
     finally:
         _output.reset(token)
-
-
-def has_own_hash(item) -> bool:
-    """A user object whose class (or a base written in Python) defines `__hash__` in Python."""
-    from .misc import UserDefinedObjectVariable  # cycle: .misc -> .lists -> here
-    return isinstance(item, UserDefinedObjectVariable) and isinstance(
-        inspect.getattr_static(item.python_type(), "__hash__", None), types.FunctionType)
 
 
 def traced_hash(tx, item) -> int:

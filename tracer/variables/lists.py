@@ -11,7 +11,7 @@ from .base import VariableTracker, new_mutation_id
 from .get_attr import GetAttrVariable
 from .constant import ConstantVariable
 from .generator import GeneratorVariable
-from .key_hashes import HashedObjectKey, has_own_hash, hashed_object_key
+from .key_hashes import HashedObjectKey, hashed_object_key
 from .tensor import TensorVariable
 
 
@@ -327,7 +327,7 @@ def hash_key(item: VariableTracker):
     item = item.realize()
     if isinstance(item, TensorVariable):
         return TensorKey(item)
-    if has_own_hash(item):  # its __hash__ traced, told apart by identity, as Dynamo
+    if item.has_own_hash():  # its __hash__ traced, told apart by identity, as Dynamo
         return hashed_object_key(item)
     if _hashed_by_identity(item):
         if getattr(item, "identity_guard", None) is not None:  # one from outside: which object it is counts

@@ -24,8 +24,7 @@ from .tensor import TensorVariable
 from .container_bases import base_items, container_base
 from .object_protocol import (InstanceDictVariable, SlotFunctionVariable, builtin_base, construct_user_object,
                               is_generic_slot, python_slot)
-from .user_functions import (BaseUserFunctionVariable, LruCachedFunctionVariable, UserFunctionVariable,
-                             UserMethodVariable)
+from .user_functions import (BaseUserFunctionVariable, LruCachedFunctionVariable, UserMethodVariable, guarded_function)
 
 # instance attributes read lazily (as Dynamo): `return out, self.calls` guards nothing on calls
 _LAZY_TYPES = (int, float, bool, str)
@@ -75,23 +74,6 @@ def mro_dict_source(tx, cls: type, cls_source: Source, name: str) -> Source:
     for index in range(owner):
         tx.output.install_guard(dict_of(index), "DICT_CONTAINS", (name, False))
     return GetItemSource(dict_of(owner), name)
-
-
-def guarded_function(tx, fn: types.FunctionType, source: Source | None):
-    """A user function read from a class: guarded on its code, so replacing it recompiles.
-
-    Not `build()`: a method is inlined even where trace_rules would make the function a
-    graph node (a torch module's forward), and only its identity is in question here.
-    torch's own methods (Linear.forward, ...) are library code nobody swaps between calls,
-    as Dynamo also assumes: guarding them was a fifth of a deep module's guards.
-    """
-    tracker = UserFunctionVariable(fn, source=source)
-    module = getattr(fn, "__module__", None) or ""
-    if source is not None and module.split(".")[0] != "torch":
-        before = len(tx.output.guards)
-        tx.output.install_guard(AttrSource(source, "__code__"), "ID_MATCH", fn.__code__)
-        tx.output.stamp_guards(before, tracker.kind())  # its provenance, as the builder stamps its own
-    return tracker
 
 
 def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_var: VariableTracker, *,
@@ -403,6 +385,10 @@ class UserDefinedObjectVariable(VariableTracker):
 
     def is_new(self) -> bool:
         return self.cls is not None
+
+    def has_own_hash(self) -> bool:
+        """Its class (or a base written in Python) defines `__hash__` in Python."""
+        return isinstance(inspect.getattr_static(self.python_type(), "__hash__", None), types.FunctionType)
 
     def _guard_not_in_instance_dict(self, tx, name):
         if self.source is not None and hasattr(self.value, "__dict__"):  # a __slots__ object has none

@@ -31,7 +31,7 @@ from .misc import UserDefinedClassVariable, UserDefinedObjectVariable
 from .nn_module import NNModuleVariable
 from .object_protocol import InstanceDictVariable, builtin_base, new_instance, python_slot
 from .pytree import POLYFILLS as PYTREE_POLYFILLS
-from .scalars import check_polyfills
+from .scalars import check_polyfills, expect_true
 from .subgraph import add_call_node
 from .sym import SymNodeVariable
 from .tensor import TensorVariable
@@ -296,6 +296,17 @@ POLYFILLS = {inspect.signature: signature, copy.deepcopy: deepcopy, collections.
 _BY_ID = {id(fn): handler for fn, handler in POLYFILLS.items()}
 
 
+# answered once their module is loaded: importing it here would load sympy with `import tracer`
+_WHEN_LOADED = {("torch.fx.experimental.symbolic_shapes", "expect_true"): expect_true}
+
+
+def _register_loaded() -> None:
+    for module_name, name in [key for key in _WHEN_LOADED if key[0] in sys.modules]:
+        _BY_ID[id(getattr(sys.modules[module_name], name))] = _WHEN_LOADED.pop((module_name, name))
+
+
 def polyfill_for(value):
     """The tracker for a function answered here, or None."""
+    if _WHEN_LOADED and id(value) not in _BY_ID:
+        _register_loaded()
     return PolyfilledFunctionVariable(value) if id(value) in _BY_ID else None

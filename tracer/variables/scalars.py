@@ -13,7 +13,6 @@ import dis
 import operator
 
 import torch
-from torch.fx.experimental.symbolic_shapes import expect_true
 
 from ..exc import Unsupported, observed
 from .constant import ConstantVariable
@@ -119,11 +118,10 @@ def check_polyfills() -> dict:
     """torch's `_check` functions answered here (see polyfills.POLYFILLS)."""
     checks = (torch._check, torch._check_with, torch._check_index, torch._check_value, torch._check_type,
               torch._check_not_implemented)
-    return {**{fn: symbolic_check(fn) for fn in checks}, torch._check_is_size: size_check,
-            expect_true: _expect_true}
+    return {**{fn: symbolic_check(fn) for fn in checks}, torch._check_is_size: size_check}
 
 
-def _expect_true(tx, args, kwargs):
+def expect_true(tx, args, kwargs):
     """What `torch._check(False, ...)` asks before raising: a known condition is its own answer."""
     cond = args[0] if args else kwargs.get("a")
     if cond is None or not cond.is_python_constant():

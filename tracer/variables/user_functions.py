@@ -12,7 +12,7 @@ import types
 from dataclasses import dataclass, field
 
 from ..exc import Unsupported, observed
-from ..source import AttrSource, GetItemSource
+from ..source import AttrSource, GetItemSource, Source
 from .base import VariableTracker, new_mutation_id
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
@@ -314,3 +314,20 @@ class UserMethodVariable(VariableTracker):
 
     def short_repr(self) -> str:
         return f"method {self.fn.qualname} of {self.obj.short_repr()}"
+
+
+def guarded_function(tx, fn: types.FunctionType, source: Source | None):
+    """A user function read from a class: guarded on its code, so replacing it recompiles.
+
+    Not `build()`: a method is inlined even where trace_rules would make the function a
+    graph node (a torch module's forward), and only its identity is in question here.
+    torch's own methods (Linear.forward, ...) are library code nobody swaps between calls,
+    as Dynamo also assumes: guarding them was a fifth of a deep module's guards.
+    """
+    tracker = UserFunctionVariable(fn, source=source)
+    module = getattr(fn, "__module__", None) or ""
+    if source is not None and module.split(".")[0] != "torch":
+        before = len(tx.output.guards)
+        tx.output.install_guard(AttrSource(source, "__code__"), "ID_MATCH", fn.__code__)
+        tx.output.stamp_guards(before, tracker.kind())  # its provenance, as the builder stamps its own
+    return tracker
