@@ -8,7 +8,11 @@ from fuzz_families_run import check
 FIXED = {"torch_ops": (0,), "nested": (2,), "classes": (0, 70), "containers": (29,), "dynamic": (25,), "bad": (3,),
          "optim": (0,), "hf": (6,), "chains": (0,), "sizes": (7,), "globals": (0,),
          "modules": (0,), "wrappers": (0,), "exc": (0,), "comps": (0,), "scalars": (0,), "outputs": (0,),
-         "frames": (0,), "dyn_shapes": (0,), "generators_ctx": (0,)}
+         "frames": (0,), "dyn_shapes": (0,), "generators_ctx": (0,),
+         # each one a wrong answer once: a folded stride, a cell read, __dict__ and a reassigned owner, a
+         # module attribute gained after the graph
+         "views": (226,), "hierarchy": (201,), "cells": (209,), "outside": (204,), "torch_state": (201,),
+         "module_attrs": (213,)}
 
 
 @pytest.mark.parametrize("family, seed", [(f, s) for f, seeds in FIXED.items() for s in seeds],
