@@ -19,6 +19,7 @@ Families (FAMILIES):
   optim, hf, chains, sizes, globals: see fuzz_families2.py
   modules, wrappers, exc: see fuzz_families3.py; comps, scalars, outputs: fuzz_families4.py
   frames, dyn_shapes, generators_ctx: fuzz_families5.py
+  views, hierarchy, cells, outside, torch_state, module_attrs: fuzz_families6.py
 Eager behaviour is deterministic: tensors come from a generator seeded with the program's seed.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from fuzz_families2 import MORE_FAMILIES
 from fuzz_families3 import FAMILIES3
 from fuzz_families4 import FAMILIES4
 from fuzz_families5 import FAMILIES5
+from fuzz_families6 import FAMILIES6
 from fuzz_writer import BREAKS as _BREAKS
 from fuzz_writer import FamilyProgram
 from fuzz_writer import Writer as _Writer
@@ -344,7 +346,7 @@ def _bad(w: _Writer, seed: int) -> FamilyProgram:
 
 FAMILIES = {"torch_ops": _torch_ops, "nested": _nested, "classes": _classes, "containers": _containers,
             "dynamic": _dynamic, "bad": _bad, **MORE_FAMILIES, **FAMILIES3,
-            **FAMILIES4, **FAMILIES5}
+            **FAMILIES4, **FAMILIES5, **FAMILIES6}
 
 
 def generate(family: str, seed: int) -> FamilyProgram:

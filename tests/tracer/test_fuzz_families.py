@@ -8,7 +8,12 @@ from fuzz_families_run import check
 FIXED = {"torch_ops": (0,), "nested": (2,), "classes": (0, 70), "containers": (29,), "dynamic": (25,), "bad": (3,),
          "optim": (0,), "hf": (6,), "chains": (0,), "sizes": (7,), "globals": (0,),
          "modules": (0,), "wrappers": (0,), "exc": (0,), "comps": (0,), "scalars": (0,), "outputs": (0,),
-         "frames": (0,), "dyn_shapes": (0,), "generators_ctx": (0,)}
+         "frames": (0,), "dyn_shapes": (0,), "generators_ctx": (0,),
+         # views 226, cells 209 and outside 204 were wrong answers (a folded stride, a cell read, __dict__ and
+         # a reassigned owner), hierarchy 264 a guard named unlike Dynamo's; module_attrs 213 reads a buffer
+         # registered in forward after a break
+         "views": (226,), "hierarchy": (201, 264), "cells": (209,), "outside": (204,), "torch_state": (201,),
+         "module_attrs": (213,)}
 
 
 @pytest.mark.parametrize("family, seed", [(f, s) for f, seeds in FIXED.items() for s in seeds],

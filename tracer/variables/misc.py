@@ -488,6 +488,8 @@ class UserDefinedObjectVariable(VariableTracker):
             return SkippedFunctionVariable(attr.__get__(self.value, cls), source=source)
         if hasattr(type(attr), "__get__"):
             raise Unsupported(f"descriptor {cls.__qualname__}.{name} ({type(attr).__name__})")
+        if self.is_new() and cls_var.source is not None:  # as Dynamo: through the class (`G['Mid'].scale`)
+            return VariableTracker.build(tx, attr, AttrSource(cls_var.source, name))
         return VariableTracker.build(tx, attr, cls_var.source and mro_dict_source(tx, cls, cls_var.source, name))
 
     def _class_var(self, tx):
