@@ -205,8 +205,10 @@ def check_buildable(cls: type) -> None:
     are members the trace stores as attributes)."""
     modelled = _GENERIC_BASES if builtin_base(cls) is not None else (object,)
     # C classes only: collections.UserDict, UserList and UserString are plain Python, their methods traced
-    solid = [base for base in cls.__mro__ if base.__module__ in ("builtins", "collections", "_collections")
-             and not base.__flags__ & _HEAPTYPE and base not in modelled and not issubclass(base, BaseException)]
+    solid = [base for base in cls.__mro__ if not base.__flags__ & _HEAPTYPE and base not in modelled
+             and not issubclass(base, BaseException)
+             and (base.__module__ in ("builtins", "collections", "_collections")
+                  or base.__new__ is not object.__new__)]  # itertools.cycle: object.__new__ cannot make one
     if solid:
         raise Unsupported(f"constructing {cls.__qualname__} objects (a subclass of the builtin "
                           f"{solid[0].__qualname__})")
