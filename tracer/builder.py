@@ -60,6 +60,7 @@ from .variables.lists import (
     SliceVariable,
     TupleVariable,
     hash_key,
+    make_named_tuple,
     tuple_fields,
 )
 from .variables.get_attr import GetAttrVariable
@@ -181,10 +182,22 @@ def _build_value_or_sequence(tx, value, source: Source):
                                                                                source=source))
         return tx.output.side_effects.track_container(value, ListVariable(items, source=source))
     if isinstance(value, tuple) and tuple_fields(type(value)):
+        if not _makeable(type(value)):  # sys.version_info, sys.float_info: fixed for the process, a constant
+            guard(source, "ID_MATCH", value)
+            return ConstantVariable(value, source=source)
         guard(source, "TYPE_MATCH", type(value))
         items = tuple(build_lazy(tx, item, GetItemSource(source, i)) for i, item in enumerate(value))
         return NamedTupleVariable(items, tuple_cls=type(value), source=source)
     return None
+
+
+def _makeable(cls: type) -> bool:
+    """A namedtuple or structseq class that can make instances (sys.version_info's cannot)."""
+    try:
+        make_named_tuple(cls, [None] * cls.n_fields) if hasattr(cls, "n_fields") else None
+    except TypeError:
+        return False
+    return True
 
 
 # Dict types whose items a tracker models from outside, mutations replayed in place after the graph.

@@ -57,8 +57,9 @@ def _module_of(value) -> str:
 
 def _is_builtin_class_method(value) -> bool:
     """`dict.fromkeys` (OrderedDict's, defaultdict's), `itertools.chain.from_iterable`: classmethods of
-    builtin types that build containers, and `functools.reduce`, `sys.intern`; modelled like builtins."""
-    if value is functools.reduce or value is sys.intern:
+    builtin types that build containers, and `functools.reduce`, `sys.intern`, `itertools.tee`; modelled like
+    builtins."""
+    if value is functools.reduce or value is sys.intern or value is itertools.tee:
         return True
     owner, name = getattr(value, "__self__", None), getattr(value, "__name__", None)
     return (owner in _DICT_CLASSES and name == "fromkeys") or (owner is itertools.chain and name == "from_iterable")

@@ -1,6 +1,11 @@
-"""Constructors Dynamo traces: `torch.Tensor(...)` (and `type(x)(x)`) is a graph node, as in Dynamo's
-graph (it had been a user object, rebuilt with object.__new__: a TypeError after the trace);
-`complex(...)`, `int.from_bytes`, `float.fromhex` of constants fold."""
+"""Constructors and C objects, compared with Dynamo. `torch.Tensor(...)` (and `type(x)(x)`) is a graph
+node, as in Dynamo's graph (it had been a user object, rebuilt with object.__new__: a TypeError after
+the trace); `complex(...)`, `int.from_bytes`, `float.fromhex` of constants fold; `sys.version_info` is a
+constant; an object of a C class Standin cannot model (itertools.cycle) breaks naming it rather than be
+rebuilt wrongly."""
+import itertools
+import sys
+
 import torch
 
 from differential import T, call, case, parametrize
@@ -29,6 +34,31 @@ def test_float_and_bytes_fromhex_fold():
     out, raw = tracer.compile(alternative_constructors, fullgraph=True)(x)
     torch.testing.assert_close(out, x + 3.0)
     assert raw == b"\xff"
+
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def sys_version_info_is_a_constant(x):  # its class cannot make instances: it was a TypeError in the trace
+    return x + sys.version_info.major, sys.version_info >= (3, 8), sys.version_info[:2], sys.float_info.max > 1
+
+
+def a_c_iterator_alive_at_a_break(x):
+    c = itertools.cycle([1, 2])
+    y = x + 1
+    print("break")
+    return y + next(c) + next(c) + next(c)
+
+
+def test_a_c_class_object_made_in_the_trace_breaks_naming_it():
+    """itertools.cycle(...) was modelled as a plain user object and rebuilt with object.__new__ after the
+    break: a TypeError. Its C layout cannot be modelled: the graph breaks naming it, eager's answer."""
+    import pytest
+
+    import tracer
+    with pytest.raises(tracer.Unsupported, match="constructing cycle objects"):
+        tracer.compile(a_c_iterator_alive_at_a_break, fullgraph=True)(T(3))
+    x = T(3)
+    torch.testing.assert_close(tracer.compile(a_c_iterator_alive_at_a_break)(x), a_c_iterator_alive_at_a_break(x))
 
 
 test_legacy_constructors = parametrize(CASES)

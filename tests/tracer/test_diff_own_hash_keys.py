@@ -162,3 +162,14 @@ def test_a_hash_that_is_no_int_raises_cpythons_type_error():
     out, text = tracer.compile(bad_hash_key, fullgraph=True)(x)
     torch.testing.assert_close(out, x + 1)
     assert text == bad_hash_key(x)[1] == "__hash__ method should return an integer"
+
+
+def own_hash_keys_returned(x):
+    a = Point(1)
+    return {a: x, Point(2): 3}, {a}, a
+
+
+def test_a_dict_and_set_of_own_hash_objects_are_rebuilt_after_the_trace():
+    d, s, a = tracer.compile(own_hash_keys_returned, fullgraph=True)(T(2))
+    assert {k.x: v for k, v in d.items() if not isinstance(v, torch.Tensor)} == {2: 3}
+    assert list(d)[0] is a and next(iter(s)) is a and a in d and Point(2) in d

@@ -43,7 +43,8 @@ MATH_FUNCTIONS = frozenset(fn for fn in vars(math).values() if isinstance(fn, ty
 # Pure functions safe to evaluate at trace time on constant arguments.
 CONSTANT_FOLDABLE = frozenset({
     abs, min, max, round, pow, divmod, len, bool, int, float, str, repr, hash, sum, all, any,
-    sorted, chr, ord, tuple, list, dict, set, frozenset, format, type, callable, slice, issubclass, sys.intern,
+    sorted, chr, ord, hex, oct, bin, tuple, list, dict, set, frozenset, format, type, callable, slice, issubclass,
+    sys.intern,
     *MATH_FUNCTIONS,
     *(fn for fn in vars(operator).values() if callable(fn) and not isinstance(fn, type)),
 })

@@ -13,6 +13,7 @@ import collections
 import functools
 import itertools
 import operator
+import types
 from dataclasses import dataclass
 
 from ..exc import Unsupported, observed
@@ -20,7 +21,8 @@ from .base import VariableTracker
 from .constant import ConstantVariable
 from .dicts import ConstDictVariable
 from .generator import GeneratorVariable
-from .lists import DequeVariable, ListIteratorVariable, TupleVariable, hash_key, items_of
+from .lists import (BaseListVariable, DequeVariable, ListIteratorVariable, RangeVariable, TupleVariable, hash_key,
+                    items_of)
 from .partial import partial_of
 
 
@@ -375,6 +377,43 @@ def call_dropwhile(tx, predicate, iterable):
     return _while(tx, predicate, iterable, False)
 
 
+def call_compress(tx, data, selectors):
+    kept = [item for item, chosen in zip(items_of(tx, data), items_of(tx, selectors)) if chosen.realize().truth(tx)]
+    return ListIteratorVariable(tuple(kept))
+
+
+class _Cycle:
+    """itertools.cycle over known items: endlessly, in order (empty: exhausted at once)."""
+
+    def __init__(self, items):
+        self.items, self.index = tuple(items), 0
+
+    def resume(self, tx):
+        if not self.items:
+            return None
+        item = self.items[self.index % len(self.items)]
+        self.index += 1
+        return item
+
+
+def _known_items(tx, iterable, what: str):
+    """The items of a list, tuple or range: read whole without changing what the code holds (an iterator
+    or generator would be advanced ahead of Python's lazy reads)."""
+    if not isinstance(iterable.realize(), (BaseListVariable, RangeVariable)):
+        raise Unsupported(f"itertools.{what}() of {iterable.describe()} (only of a list, tuple or range)")
+    return items_of(tx, iterable)
+
+
+def call_cycle(tx, iterable):
+    return LazyIteratorVariable(frame=_Cycle(_known_items(tx, iterable, "cycle")), qualname="cycle",
+                                kind_type=itertools.cycle)
+
+
+def call_tee(tx, iterable, n=None):
+    items = tuple(_known_items(tx, iterable, "tee"))
+    return TupleVariable(tuple(ListIteratorVariable(items) for _ in range(_constant(n, 2))))
+
+
 def call_deque(tx, iterable=None, maxlen=None):
     limit = _constant(maxlen)
     items = tuple(items_of(tx, iterable)) if iterable is not None else ()
@@ -392,12 +431,22 @@ HANDLERS = {
     itertools.count: call_count, itertools.repeat: call_repeat, itertools.islice: call_islice,
     itertools.combinations: call_combinations, itertools.permutations: call_permutations,
     itertools.zip_longest: call_zip_longest, itertools.pairwise: call_pairwise, itertools.starmap: call_starmap,
-    itertools.takewhile: call_takewhile, itertools.dropwhile: call_dropwhile,
+    itertools.takewhile: call_takewhile, itertools.dropwhile: call_dropwhile, itertools.compress: call_compress,
+    itertools.cycle: call_cycle, itertools.tee: call_tee,
 }
 
 
+def _key(fn):
+    """By identity, never by hash (a user's __hash__ would run); a classmethod read off its class
+    (`itertools.chain.from_iterable`, a new bound object per read) by its class and name."""
+    owner = getattr(fn, "__self__", None)
+    if isinstance(fn, types.BuiltinMethodType) and isinstance(owner, type):
+        return (id(owner), fn.__name__)
+    return id(fn)
+
+
+_BY_KEY = {_key(fn): handler for fn, handler in HANDLERS.items()}
+
+
 def handler_for(fn):
-    try:
-        return HANDLERS.get(fn)
-    except TypeError:  # unhashable
-        return None
+    return _BY_KEY.get(_key(fn))

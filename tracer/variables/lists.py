@@ -591,7 +591,19 @@ class SliceVariable(VariableTracker):
     def var_getattr(self, tx, name):
         if name in ("start", "stop", "step"):
             return getattr(self, name)
+        if name == "indices" and self.is_python_constant():  # s.indices(n): a pure method of a constant slice
+            return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "indices" and self.is_python_constant() and all(a.is_python_constant() for a in args) \
+                and not kwargs:
+            try:
+                return VariableTracker.build(tx, self.as_python_constant().indices(
+                    *[a.as_python_constant() for a in args]))
+            except (TypeError, ValueError) as error:
+                raise observed(error, f"slice.indices(): {type(error).__name__}: {error}") from error
+        return super().call_method(tx, name, args, kwargs)
 
     def short_repr(self) -> str:
         return ":".join("" if p.is_python_constant() and p.as_python_constant() is None else p.short_repr()

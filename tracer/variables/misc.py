@@ -1,6 +1,7 @@
 """Modules, user objects and classes, and the NULL marker."""
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import operator
@@ -266,6 +267,8 @@ class UserDefinedClassVariable(VariableTracker):
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
         if handler_for(self.value) is not None:  # map, filter, itertools.chain, collections.defaultdict, ...
             return BuiltinVariable(self.value).call_function(tx, args, kwargs)
+        if _plain_enum_lookup(self.value, args, kwargs):
+            return _fold_construction(tx, self.value, args, kwargs)  # Color(2): the member of that value
         if self.value in FOLDED_CLASSES and all(a.is_python_constant() for a in [*args, *kwargs.values()]):
             return _fold_construction(tx, self.value, args, kwargs)
         if issubclass(self.value, tuple) and hasattr(self.value, "_fields"):
@@ -326,6 +329,14 @@ def _construct_legacy_tensor(tx, cls, args, kwargs):
         if all(isinstance(item, TensorVariable) for item in items):
             args = [tx.output.call(tx, "call_function", torch.stack, (ListVariable(tuple(items)),), {})]
     return tx.output.call(tx, "call_function", cls, tuple(args), kwargs)
+
+
+def _plain_enum_lookup(cls, args, kwargs) -> bool:
+    """`Color(2)` of a constant: the member lookup of EnumMeta, with no Python of the class's own to run
+    (a `_missing_` hook or a metaclass __call__)."""
+    return isinstance(cls, enum.EnumMeta) and type(cls).__call__ is enum.EnumMeta.__call__ and len(args) == 1 \
+        and not kwargs and args[0].is_python_constant() \
+        and getattr(cls._missing_, "__func__", None) is enum.Enum._missing_.__func__
 
 
 def _fold_construction(tx, cls, args, kwargs):

@@ -25,7 +25,7 @@ from .constant import ConstantVariable
 from .container_bases import (CONTAINER_BASES, base_items, container_base, container_base_call, is_container_object,
                               new_items)
 from .dicts import ConstDictVariable
-from .lists import ListIteratorVariable, hash_key, items_of
+from .lists import BaseListVariable, ListIteratorVariable, hash_key, items_of
 
 # The builtin bases whose instances we model: plain objects, and dicts, sets, frozensets, lists and
 # tuples (items beside attributes).
@@ -205,8 +205,10 @@ def check_buildable(cls: type) -> None:
     are members the trace stores as attributes)."""
     modelled = _GENERIC_BASES if builtin_base(cls) is not None else (object,)
     # C classes only: collections.UserDict, UserList and UserString are plain Python, their methods traced
-    solid = [base for base in cls.__mro__ if base.__module__ in ("builtins", "collections", "_collections")
-             and not base.__flags__ & _HEAPTYPE and base not in modelled and not issubclass(base, BaseException)]
+    solid = [base for base in cls.__mro__ if not base.__flags__ & _HEAPTYPE and base not in modelled
+             and not issubclass(base, BaseException)
+             and (base.__module__ in ("builtins", "collections", "_collections")
+                  or base.__new__ is not object.__new__)]  # itertools.cycle: object.__new__ cannot make one
     if solid:
         raise Unsupported(f"constructing {cls.__qualname__} objects (a subclass of the builtin "
                           f"{solid[0].__qualname__})")
@@ -252,13 +254,13 @@ def construct_module(tx, cls_var, args, kwargs):
     from .nn_module import NNModuleVariable, record_module_init  # cycle: .nn_module -> .misc -> .object_protocol
     cls = cls_var.value
     values = [a.realize() for a in [*args, *kwargs.values()]]
-    if not all(v.is_python_constant() for v in values):
+    if not all(_constant_module_arg(tx, v) for v in values):
         raise Unsupported(f"constructing the module {cls.__qualname__} inside the trace from "
-                          f"{', '.join(v.describe() for v in values if not v.is_python_constant())}")
+                          f"{', '.join(v.describe() for v in values if not _constant_module_arg(tx, v))}")
     with torch.random.fork_rng(devices=[]):  # nothing drawn at trace time reaches the program
         try:
-            module = cls(*[a.as_python_constant() for a in args],
-                         **{k: v.as_python_constant() for k, v in kwargs.items()})
+            module = cls(*[_module_arg_value(a) for a in args],
+                         **{k: _module_arg_value(v) for k, v in kwargs.items()})
         except Exception as error:
             raise observed(error, f"{cls.__qualname__}() raised {type(error).__name__}: {error}") from error
     if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
@@ -267,6 +269,29 @@ def construct_module(tx, cls_var, args, kwargs):
     if not module._buffers:  # Dynamo traces __init__ (leaving its log node) unless it registers a buffer,
         record_module_init(tx)  # even a None one (a loss's weight): then it builds the module as we do
     return NNModuleVariable(module)
+
+
+def _made_module(tx, var) -> bool:
+    """A module built in this trace (`nn.ReLU()`): parameter-free, its attributes untouched by the trace,
+    so the real object is what the program has (`nn.Sequential(nn.ReLU(), nn.Tanh())`)."""
+    from .nn_module import NNModuleVariable  # cycle: .nn_module -> .misc -> .object_protocol
+    return isinstance(var, NNModuleVariable) and var.source is None and isinstance(var.value, torch.nn.Module) \
+        and not tx.output.side_effects.attrs.get(var.identity())
+
+
+def _constant_module_arg(tx, var) -> bool:
+    """A constant, a module made in this trace, or a list or tuple of them (`nn.ModuleList([...])`)."""
+    var = var.realize()
+    if isinstance(var, BaseListVariable) and var.python_type() in (list, tuple):
+        return all(_constant_module_arg(tx, item) for item in var.items)
+    return _made_module(tx, var) or var.is_python_constant()
+
+
+def _module_arg_value(var):
+    var = var.realize()
+    if isinstance(var, BaseListVariable) and var.python_type() in (list, tuple):
+        return var.python_type()(_module_arg_value(item) for item in var.items)  # a copy: the module keeps none
+    return var.value if isinstance(getattr(var, "value", None), torch.nn.Module) else var.as_python_constant()
 
 
 def dict_base_call(tx, obj, name: str, args, kwargs):
