@@ -2,6 +2,7 @@
 fullgraph=True, a counting backend): the constructs where Standin broke or answered wrongly."""
 import collections.abc
 import contextlib
+import itertools
 import operator
 import sys
 import types
@@ -194,6 +195,25 @@ def sym_helpers_on_static_numbers_fold(x):
     # on plain numbers torch.sym_max and friends are arithmetic done at trace time
     n = x.shape[0]
     return x + torch.sym_max(n, 2) + torch.sym_min(3, n), torch.sym_float(n), torch.sym_int(2.5)
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def itertools_cycle_over_an_iterator(x):
+    # pulled lazily, the items saved, then round again
+    source = iter([x, x + 1, x * 2])
+    next(source)
+    turns = itertools.cycle(source)
+    first = [next(turns) for _ in range(5)]
+    paired = [a * b for a, b in zip(itertools.cycle([1, 2]), [x, x, x])]
+    return first, paired
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def endless_iterator_in_a_cell_at_the_return(x):
+    # the comprehension makes `counter` a cell; the frame's own cells die at the return, so the
+    # count object is not rebuilt (it broke: a count object cannot be rebuilt)
+    counter = itertools.count(5)
+    return [x + next(counter) for _ in range(3)]
 
 
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
