@@ -5,6 +5,7 @@ import contextlib
 import itertools
 import operator
 import sys
+import threading
 import types
 
 import pytest
@@ -214,6 +215,18 @@ def endless_iterator_in_a_cell_at_the_return(x):
     # count object is not rebuilt (it broke: a count object cannot be rebuilt)
     counter = itertools.count(5)
     return [x + next(counter) for _ in range(3)]
+
+
+_LOCAL = threading.local()
+_LOCAL.calls = 0
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="CC", fullgraph=True, state=lambda: dict(vars(_LOCAL)))
+def threading_local_attributes_set_in_the_trace(x):
+    # replayed after the graph with the object's own setattr, in the calling thread
+    _LOCAL.calls = _LOCAL.calls + 1
+    _LOCAL.last = 3
+    return x * _LOCAL.calls + _LOCAL.last
 
 
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)

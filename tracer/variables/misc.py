@@ -1,6 +1,7 @@
 """Modules, user objects and classes, and the NULL marker."""
 from __future__ import annotations
 
+import _thread
 import functools
 import inspect
 import operator
@@ -560,7 +561,8 @@ class UserDefinedObjectVariable(VariableTracker):
             self._call_special(tx, setattr_fn, "__setattr__", [ConstantVariable(name), value])
             return
         self.guard_class_lacks(tx, "__setattr__")  # a class that gains one stores differently
-        if self.python_type().__setattr__ is not object.__setattr__ and not self._generic_setattr_slot():
+        if self.python_type().__setattr__ is not object.__setattr__ and not self._generic_setattr_slot() \
+                and not issubclass(self.python_type(), _thread._local):
             raise Unsupported(f"{self.python_type().__qualname__} customises __setattr__ in C")
         self.generic_setattr(tx, name, value)
 
@@ -576,7 +578,10 @@ class UserDefinedObjectVariable(VariableTracker):
             attr = None
         if hasattr(type(attr), "__set__") and not isinstance(attr, types.MemberDescriptorType):
             raise Unsupported(f"assigning through the descriptor {cls.__qualname__}.{name}")
-        if not isinstance(attr, types.MemberDescriptorType) and cls.__dictoffset__ == 0:  # only __slots__
+        # only __slots__ (a threading.local keeps a per-thread dict the offset does not show: the
+        # replay's setattr runs in the calling thread, which is the one that traced)
+        if not isinstance(attr, types.MemberDescriptorType) and cls.__dictoffset__ == 0 \
+                and not issubclass(cls, _thread._local):
             raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
                            f"{cls.__qualname__} object has no attribute {name!r} (its __slots__ do not name it)")
         # a __slots__ member is stored as an attribute: object.__setattr__ replays it into the slot
