@@ -287,3 +287,15 @@ def test_unsupported_is_a_runtime_error_as_dynamos():
     with pytest.raises(RuntimeError, match="data-dependent") as caught:
         tracer.compile(data_dependent, fullgraph=True)(torch.ones(3))
     assert isinstance(caught.value, tracer.Unsupported)
+
+
+def test_parameter_constructed_in_the_trace_names_the_constructor():
+    # Dynamo refuses the nn.Parameter constructor under fullgraph too; the reason names it
+    def make_parameter(x):
+        with torch.inference_mode():
+            p = torch.nn.Parameter(torch.ones(3))
+        return x + p
+
+    with pytest.raises(tracer.Unsupported, match=r"Parameter\(\) constructed in the trace"):
+        tracer.compile(make_parameter, fullgraph=True)(torch.ones(3))
+    assert torch.equal(tracer.compile(make_parameter)(torch.ones(3)), torch.full((3,), 2.0))

@@ -275,6 +275,9 @@ class UserDefinedClassVariable(VariableTracker):
             return construct_size(tx, args, kwargs)
         if self.value in torch._tensor_classes:
             return _construct_legacy_tensor(tx, self.value, args, kwargs)
+        if issubclass(self.value, torch.nn.Parameter):
+            raise Unsupported(f"{self.value.__qualname__}() constructed in the trace: a new leaf tensor autograd "
+                              "tracks, outside the graph (Dynamo breaks on the nn.Parameter constructor too)")
         from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
