@@ -229,6 +229,12 @@ def threading_local_attributes_set_in_the_trace(x):
     return x * _LOCAL.calls + _LOCAL.last
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def complex_and_number_formatting_builtins_fold(x):
+    z = complex(1, 2) * complex("1+1j")
+    return x + z.imag + len(bin(5)) + len(oct(8)) + len(hex(255)), z
+
+
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
 def builtin_min_of_two_arrays_of_several_items(x):
     # min() compares the arrays and asks for the truth of the result: ValueError, as eagerly
