@@ -305,3 +305,28 @@ def test_parameter_constructed_in_the_trace_names_the_constructor():
     with pytest.raises(tracer.Unsupported, match=r"Parameter\(\) constructed in the trace"):
         tracer.compile(make_parameter, fullgraph=True)(torch.ones(3))
     assert torch.equal(tracer.compile(make_parameter)(torch.ones(3)), torch.full((3,), 2.0))
+
+
+class _Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return 2 * a * grad
+
+
+def test_custom_autograd_function_breaks_naming_it():
+    # not traced yet (Dynamo records an autograd_function_apply subgraph): a break that says so
+    def square_plus_one(x):
+        return _Square.apply(x) + 1
+
+    with pytest.raises(tracer.Unsupported, match=r"_Square.apply: a custom torch.autograd.Function"):
+        tracer.compile(square_plus_one, fullgraph=True)(torch.ones(3))
+    x = torch.full((3,), 2.0, requires_grad=True)
+    out = tracer.compile(square_plus_one)(x)
+    out.sum().backward()
+    assert torch.equal(out, torch.full((3,), 5.0)) and torch.equal(x.grad, torch.full((3,), 4.0))

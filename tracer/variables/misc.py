@@ -243,6 +243,9 @@ class UserDefinedClassVariable(VariableTracker):
         stored = recorded_class_attr(tx, self.value, name)
         if stored is not None:
             return stored
+        if name == "apply" and issubclass(self.value, torch.autograd.Function):
+            raise Unsupported(f"{self.value.__qualname__}.apply: a custom torch.autograd.Function is not traced yet "
+                              "(Dynamo traces it into an autograd_function_apply subgraph)")
         try:
             attr = _read_static(self.value, name)
         except Unsupported:  # hasattr(Cls, name) / getattr(Cls, name, d): a class that gains it recompiles
