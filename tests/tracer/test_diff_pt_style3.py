@@ -4,6 +4,7 @@ import collections.abc
 import contextlib
 import itertools
 import operator
+import random
 import sys
 import threading
 import types
@@ -330,3 +331,17 @@ def test_custom_autograd_function_breaks_naming_it():
     out = tracer.compile(square_plus_one)(x)
     out.sum().backward()
     assert torch.equal(out, torch.full((3,), 5.0)) and torch.equal(x.grad, torch.full((3,), 4.0))
+
+
+def test_python_random_breaks_naming_the_module():
+    # Dynamo 2.13 skips random.random and kin as C functions: under fullgraph both refuse, and the
+    # reason names Python's random module; without fullgraph the call runs eagerly (the stream advances once)
+    def noisy(x):
+        return x + random.uniform(0, 1)
+
+    with pytest.raises(tracer.Unsupported, match="Python's random module"):
+        tracer.compile(noisy, fullgraph=True)(torch.ones(3))
+    random.seed(7)
+    expected = torch.ones(3) + random.uniform(0, 1)
+    random.seed(7)
+    assert torch.equal(tracer.compile(noisy)(torch.ones(3)), expected)

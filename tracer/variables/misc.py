@@ -5,6 +5,7 @@ import _thread
 import functools
 import inspect
 import operator
+import random
 import types
 from dataclasses import dataclass, field
 
@@ -115,6 +116,15 @@ def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_va
     return None
 
 
+def _random_receiver(value) -> bool:
+    """Whether a callable is a method of a random.Random (random.uniform, or its __call__ wrapper)."""
+    for _ in range(3):
+        value = getattr(value, "__self__", None)
+        if isinstance(value, random.Random):
+            return True
+    return False
+
+
 # Receivers whose bound C methods are pure functions of their arguments: nothing can change them.
 _IMMUTABLE_RECEIVERS = (frozenset, str, bytes)
 
@@ -147,6 +157,9 @@ class SkippedFunctionVariable(VariableTracker):
             result = self.value(*[a.as_python_constant() for a in args],
                                 **{k: v.as_python_constant() for k, v in kwargs.items()})
             return VariableTracker.build(tx, result)
+        if _random_receiver(self.value):
+            raise Unsupported("Python's random module (random.random(), uniform(), randint(), ...): its stream "
+                              "is not modelled, the call runs eagerly (Dynamo 2.13 skips it too)")
         name = getattr(self.value, "__qualname__", None) or repr(self.value)
         module = getattr(self.value, "__module__", None)
         raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
