@@ -572,17 +572,21 @@ class PyCodegen:
                 self.cells_to_fill.setdefault(self.side_effects.load_cell(cell.cell_id).identity(), []).append(temp)
         self.load(temp)
 
-    def stage_cells(self, frame_cellvars: bool) -> list:
+    def stage_cells(self, frame_cellvars: bool, returning: bool = False) -> list:
         """Evaluate into temps what real cells must hold once the rewritten code goes on: every
         cell a STORE_DEREF wrote and, with `frame_cellvars`, the frame's own cell variables (a
         closure that leaves the frame, or a resume function, reads them) and its free variables a
-        closure made in the trace holds (rebuilding that closure guards them, as in Dynamo)."""
+        closure made in the trace holds (rebuilding that closure guards them, as in Dynamo).
+        `returning` without `frame_cellvars`: the frame's own cells die with it (no closure that
+        holds one leaves), so what the trace wrote into them is not written again (as in Dynamo)."""
         effects = self.side_effects
         staged, frame_ids = [], set(effects.frame_cells.values())
+        dead = returning and not frame_cellvars
         for name, cell_id in effects.frame_cells.items():
             content = effects.load_cell(cell_id)
             own = name in self.code.co_cellvars or (name in self.code.co_freevars and self.frame_cells_used)
-            wanted = cell_id in effects.assigned_cells or (frame_cellvars and own)
+            written = cell_id in effects.assigned_cells and not (dead and name in self.code.co_cellvars)
+            wanted = written or (frame_cellvars and own)
             if wanted and cell_id not in effects.assigned_cells and not self.frame_cells_used \
                     and content is not None and content.is_lazy() and content.source == LocalSource(name):
                 # as Dynamo: the cell of an argument that the trace never looked at, and that no closure

@@ -215,7 +215,7 @@ def compile_return(owner, compile_id, tx, output: OutputGraph, result) -> CacheE
         cg.store("___ret")
         staged = cg.stage_side_effects()
         # a closure that leaves the frame sees the values its cells hold at the return
-        cells = cg.stage_cells(frame_cellvars=cg.frame_cells_used)
+        cells = cg.stage_cells(frame_cellvars=cg.frame_cells_used, returning=True)
         cg.apply_side_effects(staged)
         cg.apply_cells(cells)
         cg.load("___ret")

@@ -2,8 +2,10 @@
 fullgraph=True, a counting backend): the constructs where Standin broke or answered wrongly."""
 import collections.abc
 import contextlib
+import itertools
 import operator
 import sys
+import threading
 import types
 
 import pytest
@@ -196,6 +198,43 @@ def sym_helpers_on_static_numbers_fold(x):
     return x + torch.sym_max(n, 2) + torch.sym_min(3, n), torch.sym_float(n), torch.sym_int(2.5)
 
 
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def itertools_cycle_over_an_iterator(x):
+    # pulled lazily, the items saved, then round again
+    source = iter([x, x + 1, x * 2])
+    next(source)
+    turns = itertools.cycle(source)
+    first = [next(turns) for _ in range(5)]
+    paired = [a * b for a, b in zip(itertools.cycle([1, 2]), [x, x, x])]
+    return first, paired
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def endless_iterator_in_a_cell_at_the_return(x):
+    # the comprehension makes `counter` a cell; the frame's own cells die at the return, so the
+    # count object is not rebuilt (it broke: a count object cannot be rebuilt)
+    counter = itertools.count(5)
+    return [x + next(counter) for _ in range(3)]
+
+
+_LOCAL = threading.local()
+_LOCAL.calls = 0
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="CC", fullgraph=True, state=lambda: dict(vars(_LOCAL)))
+def threading_local_attributes_set_in_the_trace(x):
+    # replayed after the graph with the object's own setattr, in the calling thread
+    _LOCAL.calls = _LOCAL.calls + 1
+    _LOCAL.last = 3
+    return x * _LOCAL.calls + _LOCAL.last
+
+
+@case(CASES, call(T(3)), call(T(3)), compiles="C.", fullgraph=True)
+def complex_and_number_formatting_builtins_fold(x):
+    z = complex(1, 2) * complex("1+1j")
+    return x + z.imag + len(bin(5)) + len(oct(8)) + len(hex(255)), z
+
+
 @case(AGAINST_EAGER, call(T(2, 3)), call(T(2, 3)), compiles="C.", fullgraph=True)
 def builtin_min_of_two_arrays_of_several_items(x):
     # min() compares the arrays and asks for the truth of the result: ValueError, as eagerly
@@ -254,3 +293,38 @@ def test_unsupported_is_a_runtime_error_as_dynamos():
     with pytest.raises(RuntimeError, match="data-dependent") as caught:
         tracer.compile(data_dependent, fullgraph=True)(torch.ones(3))
     assert isinstance(caught.value, tracer.Unsupported)
+
+
+def test_parameter_constructed_in_the_trace_names_the_constructor():
+    # Dynamo refuses the nn.Parameter constructor under fullgraph too; the reason names it
+    def make_parameter(x):
+        with torch.inference_mode():
+            p = torch.nn.Parameter(torch.ones(3))
+        return x + p
+
+    with pytest.raises(tracer.Unsupported, match=r"Parameter\(\) constructed in the trace"):
+        tracer.compile(make_parameter, fullgraph=True)(torch.ones(3))
+    assert torch.equal(tracer.compile(make_parameter)(torch.ones(3)), torch.full((3,), 2.0))
+
+
+class _Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return 2 * a * grad
+
+
+def test_custom_autograd_function_traces_whole_with_its_backward():
+    # one graph under fullgraph (test_diff_autograd_function.py compares the graphs with Dynamo's)
+    def square_plus_one(x):
+        return _Square.apply(x) + 1
+
+    x = torch.full((3,), 2.0, requires_grad=True)
+    out = tracer.compile(square_plus_one, fullgraph=True)(x)
+    out.sum().backward()
+    assert torch.equal(out, torch.full((3,), 5.0)) and torch.equal(x.grad, torch.full((3,), 4.0))

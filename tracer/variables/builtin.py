@@ -42,9 +42,8 @@ MATH_FUNCTIONS = frozenset(fn for fn in vars(math).values() if isinstance(fn, ty
 
 # Pure functions safe to evaluate at trace time on constant arguments.
 CONSTANT_FOLDABLE = frozenset({
-    abs, min, max, round, pow, divmod, len, bool, int, float, str, repr, hash, sum, all, any,
-    sorted, chr, ord, hex, oct, bin, tuple, list, dict, set, frozenset, format, type, callable, slice, issubclass,
-    sys.intern,
+    abs, min, max, round, pow, divmod, len, bool, int, float, complex, bin, oct, hex, str, repr, hash, sum, all, any,
+    sorted, chr, ord, tuple, list, dict, set, frozenset, format, type, callable, slice, issubclass, sys.intern,
     *MATH_FUNCTIONS,
     *(fn for fn in vars(operator).values() if callable(fn) and not isinstance(fn, type)),
 })
@@ -107,7 +106,7 @@ class BuiltinVariable(VariableTracker):
 
     fn: object = None
 
-    CONSTRUCTORS = (list, tuple, dict, range, slice, int, float, bool, str, set, frozenset,
+    CONSTRUCTORS = (list, tuple, dict, range, slice, int, float, complex, bool, str, set, frozenset,
                     enumerate, zip, reversed, operator.itemgetter, operator.attrgetter,
                     operator.methodcaller)
 

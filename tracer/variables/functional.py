@@ -4,7 +4,7 @@ map and filter are lazy as in Python: each item is computed when the consumer
 pulls it, so the function's graph ops interleave with the consumer's.  They
 ride on GeneratorVariable (the loop and next() already know how to pull one
 item at a time); their "frame" is the iterators they read, and so are the
-endless itertools.count() and repeat().  The other itertools functions take
+endless itertools.count(), repeat() and cycle().  The other itertools functions take
 known sequences (islice pulls only what it needs) and build their items at once.
 """
 from __future__ import annotations
@@ -266,6 +266,26 @@ class _Repeat:
         return self.item
 
 
+class _Cycle:
+    """itertools.cycle(iterable): pulls the iterable lazily, saving what it gives, then goes
+    round the saved items endlessly (none saved: it stops), as the real object does."""
+
+    def __init__(self, source: _Pull):
+        self.source, self.saved, self.index, self.exhausted = source, [], 0, False
+
+    def resume(self, tx):
+        if not self.exhausted:
+            item = self.source._next(tx, 0)
+            if item is not None:
+                self.saved.append(item)
+                return item
+            self.exhausted = True
+        if not self.saved:
+            return None
+        item, self.index = self.saved[self.index % len(self.saved)], self.index + 1
+        return item
+
+
 def _constant(var, default=None):
     if var is None:
         return default
@@ -283,6 +303,11 @@ def call_repeat(tx, item, times=None):
     if times is not None:
         return ListIteratorVariable((item,) * max(_constant(times), 0))
     return LazyIteratorVariable(frame=_Repeat(item), qualname="repeat", kind_type=itertools.repeat)
+
+
+def call_cycle(tx, iterable):
+    return LazyIteratorVariable(frame=_Cycle(_Pull(None, [_iter(tx, iterable)])), qualname="cycle",
+                                kind_type=itertools.cycle)
 
 
 def pull(tx, iterable, limit=None) -> list:
@@ -382,31 +407,12 @@ def call_compress(tx, data, selectors):
     return ListIteratorVariable(tuple(kept))
 
 
-class _Cycle:
-    """itertools.cycle over known items: endlessly, in order (empty: exhausted at once)."""
-
-    def __init__(self, items):
-        self.items, self.index = tuple(items), 0
-
-    def resume(self, tx):
-        if not self.items:
-            return None
-        item = self.items[self.index % len(self.items)]
-        self.index += 1
-        return item
-
-
 def _known_items(tx, iterable, what: str):
     """The items of a list, tuple or range: read whole without changing what the code holds (an iterator
     or generator would be advanced ahead of Python's lazy reads)."""
     if not isinstance(iterable.realize(), (BaseListVariable, RangeVariable)):
         raise Unsupported(f"itertools.{what}() of {iterable.describe()} (only of a list, tuple or range)")
     return items_of(tx, iterable)
-
-
-def call_cycle(tx, iterable):
-    return LazyIteratorVariable(frame=_Cycle(_known_items(tx, iterable, "cycle")), qualname="cycle",
-                                kind_type=itertools.cycle)
 
 
 def call_tee(tx, iterable, n=None):
@@ -428,11 +434,11 @@ HANDLERS = {
     itertools.product: call_product, itertools.accumulate: call_accumulate,
     collections.defaultdict: call_defaultdict, collections.OrderedDict: call_ordered_dict,
     collections.Counter: call_counter, functools.partial: partial_of, collections.deque: call_deque,
-    itertools.count: call_count, itertools.repeat: call_repeat, itertools.islice: call_islice,
+    itertools.count: call_count, itertools.repeat: call_repeat, itertools.cycle: call_cycle, itertools.islice: call_islice,
     itertools.combinations: call_combinations, itertools.permutations: call_permutations,
     itertools.zip_longest: call_zip_longest, itertools.pairwise: call_pairwise, itertools.starmap: call_starmap,
     itertools.takewhile: call_takewhile, itertools.dropwhile: call_dropwhile, itertools.compress: call_compress,
-    itertools.cycle: call_cycle, itertools.tee: call_tee,
+    itertools.tee: call_tee,
 }
 
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import enum
+import _thread
 import functools
 import inspect
 import operator
+import random
 import types
 from dataclasses import dataclass, field
 
@@ -99,6 +101,15 @@ def class_member(tx, attr, source: Source | None, owner: VariableTracker, cls_va
     return None
 
 
+def _random_receiver(value) -> bool:
+    """Whether a callable is a method of a random.Random (random.uniform, or its __call__ wrapper)."""
+    for _ in range(3):
+        value = getattr(value, "__self__", None)
+        if isinstance(value, random.Random):
+            return True
+    return False
+
+
 # Receivers whose bound C methods are pure functions of their arguments: nothing can change them.
 _IMMUTABLE_RECEIVERS = (frozenset, str, bytes)
 # alternative constructors of immutable builtins: pure functions of constants (int.from_bytes, float.fromhex)
@@ -145,6 +156,9 @@ class SkippedFunctionVariable(VariableTracker):
         from .exceptions import ExceptionVariable, init_exception, is_base_exception_init  # cycle: -> .misc
         if is_base_exception_init(self.value) and args and isinstance(args[0].realize(), ExceptionVariable):
             return init_exception(tx, args[0], args[1:], kwargs)  # Exception.__init__(self, msg)
+        if _random_receiver(self.value):
+            raise Unsupported("Python's random module (random.random(), uniform(), randint(), ...): its stream "
+                              "is not modelled, the call runs eagerly (Dynamo 2.13 skips it too)")
         name = getattr(self.value, "__qualname__", None) or repr(self.value)
         module = getattr(self.value, "__module__", None)
         raise Unsupported(f"call to {module + '.' if module else ''}{name}, which the tracer cannot look into")
@@ -279,6 +293,9 @@ class UserDefinedClassVariable(VariableTracker):
             return TorchFunctionVariable(torch.Tensor).call_function(tx, args, kwargs)
         if self.value in torch._tensor_classes:
             return _construct_legacy_tensor(tx, self.value, args, kwargs)
+        if issubclass(self.value, torch.nn.Parameter):
+            raise Unsupported(f"{self.value.__qualname__}() constructed in the trace: a new leaf tensor autograd "
+                              "tracks, outside the graph (Dynamo breaks on the nn.Parameter constructor too)")
         from .ctx_manager import construct_context  # cycle: .ctx_manager -> .misc
         context = construct_context(tx, self.value, args, kwargs)  # no_grad(), autocast(...), ...
         if context is not None:
@@ -581,7 +598,8 @@ class UserDefinedObjectVariable(VariableTracker):
             self._call_special(tx, setattr_fn, "__setattr__", [ConstantVariable(name), value])
             return
         self.guard_class_lacks(tx, "__setattr__")  # a class that gains one stores differently
-        if self.python_type().__setattr__ is not object.__setattr__ and not self._generic_setattr_slot():
+        if self.python_type().__setattr__ is not object.__setattr__ and not self._generic_setattr_slot() \
+                and not issubclass(self.python_type(), _thread._local):
             raise Unsupported(f"{self.python_type().__qualname__} customises __setattr__ in C")
         self.generic_setattr(tx, name, value)
 
@@ -597,7 +615,10 @@ class UserDefinedObjectVariable(VariableTracker):
             attr = None
         if hasattr(type(attr), "__set__") and not isinstance(attr, types.MemberDescriptorType):
             raise Unsupported(f"assigning through the descriptor {cls.__qualname__}.{name}")
-        if not isinstance(attr, types.MemberDescriptorType) and cls.__dictoffset__ == 0:  # only __slots__
+        # only __slots__ (a threading.local keeps a per-thread dict the offset does not show: the
+        # replay's setattr runs in the calling thread, which is the one that traced)
+        if not isinstance(attr, types.MemberDescriptorType) and cls.__dictoffset__ == 0 \
+                and not issubclass(cls, _thread._local):
             raise observed(AttributeError(f"{cls.__name__!r} object has no attribute {name!r}"),
                            f"{cls.__qualname__} object has no attribute {name!r} (its __slots__ do not name it)")
         # a __slots__ member is stored as an attribute: object.__setattr__ replays it into the slot
