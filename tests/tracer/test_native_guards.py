@@ -253,7 +253,8 @@ def test_builtins_the_globals_dict_a_module_and_a_type_are_each_read_by_torchs_o
         assert [type(a).__name__ for a in find(tree.root, "L['x']")[0].get_accessors()] == ["TypeGuardAccessor"]
         for name, value in (("G['__builtins_dict___0']['len']", len), ("type(L['x'])", Scaled),
                             ("type(L['x']).scale", 2), ("G['__import_standin_native_probe'].k", 1),
-                            ("G['__import_standin_native_probe']", module)):
+                            ("G['__import_standin_native_probe']", module), ("G", {}),
+                            ("G['__builtins_dict___0']", {}), ("sys.modules", {})):
             assert find(tree.root, name)[0].get_type_of_guarded_value() is type(value), name  # built on its value
         assert tree.probe(f_locals)
         assert not tree.probe({"x": object()})  # another type: no class attribute scale
