@@ -201,6 +201,7 @@ def test_a_relation_over_sources_nothing_else_guards_is_torchs_own_guard_over_th
     assert leaves(tree.root) == ["NO_TENSOR_ALIASING"] * 3  # no Python: each member has its own accessor
     item, parent = find(tree.root, "L['d']['a']")
     assert parent == "L['d']" and item.get_type_of_guarded_value() is torch.Tensor  # the value it was built on
+    assert find(tree.root, "G['g']")[0].get_type_of_guarded_value() is torch.Tensor
     assert [type(a).__name__ for a in find(tree.root, "L['d']")[0].get_accessors()] == ["DictGetItemGuardAccessor"]
     assert [type(a).__name__ for a in find(tree.root, "L['s']")[0].get_accessors()] == ["GetItemGuardAccessor"]
     assert tree.probe(f_locals)
