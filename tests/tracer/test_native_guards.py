@@ -350,9 +350,19 @@ def test_a_module_attribute_is_read_from_its_dict_only_where_getattr_would_find_
         value = cls()
         tree = native([Guard(AttrSource(LocalSource("d"), member), "EQUALS_MATCH", expected)], {"d": value})
         assert [type(a).__name__ for a in find(tree.root, "L['d']")[0].get_accessors()] == [accessor], member
+        assert find(tree.root, f"L['d'].{member}")[0].get_type_of_guarded_value() is float  # built on its value
         assert tree.probe({"d": value}), (cls, member)
         try:
             change(value, member)
             assert tree.probe({"d": value}) is holds, (cls, member)
         finally:
             Odd.gain = 2.0
+
+
+def test_an_item_of_an_item_of_a_dict_is_read_straight_from_each_dict():
+    d = {"a": {"b": 1}}
+    tree = native([Guard(GetItemSource(GetItemSource(LocalSource("d"), "a"), "b"), "EQUALS_MATCH", 1)], {"d": d})
+    inner, parent = find(tree.root, "L['d']['a']")
+    assert parent == "L['d']" and inner.get_type_of_guarded_value() is dict
+    assert [type(a).__name__ for a in inner.get_accessors()] == ["DictGetItemGuardAccessor"]
+    assert tree.probe({"d": d}) and not tree.probe({"d": {"a": {"b": 2}}}) and not tree.probe({"d": {"a": {}}})
