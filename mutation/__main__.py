@@ -236,6 +236,12 @@ EQUIVALENT: dict[str, str] = {
     "tracer.guards.native.xǁNativeGuardsǁ_twin__mutmut_15": "a twin's leaves built with no example value: a twin "
         "is a tag-safe module's, whose leaves are all SAFE_LEAVES; of those, the native forms that read the "
         "example (a tensor's, a dict's or a sequence's length, a dict's keys) refuse a module anyway",
+    "tracer.guards.native.xǁNativeGuardsǁ_accessor__mutmut_[57]2": "no manager kind for a builtin's or a module's "
+        "manager (measured on the source as run, before _new_accessor split off): torch reads the kind only to "
+        "make a dict's manager, and a builtin or an entry of sys.modules is never a dict",
+    "tracer.guards.native.xǁNativeGuardsǁ_node__mutmut_13": "None as the base handed to _python_subtree, "
+        "on the source as run: it never read that parameter (gone since, session 7)",
+    "tracer.guards.native.xǁNativeGuardsǁ_node__mutmut_27": "the same as _13, the other call",
 }
 
 # What each of mutmut's exit statuses means for the score.

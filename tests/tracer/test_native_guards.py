@@ -201,6 +201,7 @@ def test_a_relation_over_sources_nothing_else_guards_is_torchs_own_guard_over_th
     assert leaves(tree.root) == ["NO_TENSOR_ALIASING"] * 3  # no Python: each member has its own accessor
     item, parent = find(tree.root, "L['d']['a']")
     assert parent == "L['d']" and item.get_type_of_guarded_value() is torch.Tensor  # the value it was built on
+    assert find(tree.root, "G['g']")[0].get_type_of_guarded_value() is torch.Tensor
     assert [type(a).__name__ for a in find(tree.root, "L['d']")[0].get_accessors()] == ["DictGetItemGuardAccessor"]
     assert [type(a).__name__ for a in find(tree.root, "L['s']")[0].get_accessors()] == ["GetItemGuardAccessor"]
     assert tree.probe(f_locals)
@@ -253,7 +254,8 @@ def test_builtins_the_globals_dict_a_module_and_a_type_are_each_read_by_torchs_o
         assert [type(a).__name__ for a in find(tree.root, "L['x']")[0].get_accessors()] == ["TypeGuardAccessor"]
         for name, value in (("G['__builtins_dict___0']['len']", len), ("type(L['x'])", Scaled),
                             ("type(L['x']).scale", 2), ("G['__import_standin_native_probe'].k", 1),
-                            ("G['__import_standin_native_probe']", module)):
+                            ("G['__import_standin_native_probe']", module), ("G", {}),
+                            ("G['__builtins_dict___0']", {}), ("sys.modules", {})):
             assert find(tree.root, name)[0].get_type_of_guarded_value() is type(value), name  # built on its value
         assert tree.probe(f_locals)
         assert not tree.probe({"x": object()})  # another type: no class attribute scale
@@ -348,9 +350,19 @@ def test_a_module_attribute_is_read_from_its_dict_only_where_getattr_would_find_
         value = cls()
         tree = native([Guard(AttrSource(LocalSource("d"), member), "EQUALS_MATCH", expected)], {"d": value})
         assert [type(a).__name__ for a in find(tree.root, "L['d']")[0].get_accessors()] == [accessor], member
+        assert find(tree.root, f"L['d'].{member}")[0].get_type_of_guarded_value() is float  # built on its value
         assert tree.probe({"d": value}), (cls, member)
         try:
             change(value, member)
             assert tree.probe({"d": value}) is holds, (cls, member)
         finally:
             Odd.gain = 2.0
+
+
+def test_an_item_of_an_item_of_a_dict_is_read_straight_from_each_dict():
+    d = {"a": {"b": 1}}
+    tree = native([Guard(GetItemSource(GetItemSource(LocalSource("d"), "a"), "b"), "EQUALS_MATCH", 1)], {"d": d})
+    inner, parent = find(tree.root, "L['d']['a']")
+    assert parent == "L['d']" and inner.get_type_of_guarded_value() is dict
+    assert [type(a).__name__ for a in inner.get_accessors()] == ["DictGetItemGuardAccessor"]
+    assert tree.probe({"d": d}) and not tree.probe({"d": {"a": {"b": 2}}}) and not tree.probe({"d": {"a": {}}})
