@@ -516,7 +516,7 @@ class MainWindow(QMainWindow):
         """The session's functions, entries or timelines changed: refill what lists them."""
         session = self.controller.session
         self.cache_panel.show_functions(session.functions)
-        self.breaks_panel.show_functions(session.functions)
+        self.breaks_panel.show_functions(session.functions, session.timelines)
         self.trace_combo.blockSignals(True)
         self.trace_combo.clear()
         for timeline in session.timelines:

@@ -20,7 +20,7 @@ from app.models.rows import RowItem
 from app.models.source_tree import COL_INSTALLED_AT, COL_KIND, COL_SOURCE, SourceTreeModel
 from app.models.tracker_tree import COL_KIND as TRACKER_KIND
 from app.models.tracker_tree import COL_NAME, COL_TYPE, COL_VALUE, TrackerTreeModel
-from tracer.debug import KINDS
+from tracer.debug import KINDS, TraceEnd
 
 MAX_COLUMN_WIDTH = 320  # px: long values stay readable in a tooltip instead of pushing columns off-screen
 MIN_COLUMN_WIDTH = 40
@@ -385,13 +385,17 @@ class BreaksPanel(TreePanel):
     def __init__(self, parent=None):
         super().__init__(RowTreeModel(("Reason", "Location", "Entry"), (1,)), parent)
 
-    def show_functions(self, functions) -> None:
+    def show_functions(self, functions, timelines=()) -> None:
+        """`timelines`: the session's traces, where a break that made a frame run eagerly (a graph break
+        in a loop: the frame is skipped, as Dynamo does) is found; Dynamo's log lists that break too."""
         items = []
         for function in functions:
             for frame in function.all_frames():
                 for entry in frame.cache_entries:
                     brk = entry.graph_break
                     if brk is None:
+                        if entry.eager_reason:
+                            items += _eager_break_items(frame.code.co_name, entry, timelines)
                         continue
                     loc = brk.location
                     item = RowItem((brk.reason, _location(loc.filename, loc.line),
@@ -408,6 +412,20 @@ class BreaksPanel(TreePanel):
     def _item_clicked(self, item: RowItem) -> None:
         filename, line = item.payload
         self.sig_location_selected.emit(filename, -1 if line is None else line)
+
+
+def _eager_break_items(name: str, entry, timelines) -> list[RowItem]:
+    """The graph breaks of the trace that decided to run a cache entry eagerly, where they happened."""
+    traces = [t for t in timelines if t.frame == name and t.compile_id == entry.compile_id
+              and t.ending is TraceEnd.EAGER and t.snapshots]
+    items = []
+    for event in (e for e in (traces[-1].events if traces else ()) if e.kind == "graph_break"):
+        frame = traces[-1].snapshots[min(event.step, len(traces[-1].snapshots) - 1)].frame
+        items.append(RowItem((f"{event.text.splitlines()[0]} — so the frame runs eagerly",
+                              _location(frame.filename, frame.line), f"{name} [{entry.compile_id}]"),
+                             payload=(frame.filename, frame.line), error=True,
+                             tooltip=f"{event.text}\n{entry.eager_reason}"))
+    return items
 
 
 # ---- 8: breakpoints ---------------------------------------------------------------------------------------
