@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDockWidget, QFileDialog,
                                QHBoxLayout, QHeaderView, QLabel, QMainWindow, QMessageBox, QProgressBar,
@@ -316,7 +316,11 @@ class MainWindow(QMainWindow):
         c.sig_progress.connect(self.on_progress)
         c.sig_call_finished.connect(self.guard_editor.show_outcome)
         self.trace_combo.currentIndexChanged.connect(self._on_trace_selected)
-        self.slider.valueChanged.connect(c.goto)
+        self._scrub = QTimer(self)  # a drag moves the slider faster than a big trace redraws: go to the latest
+        self._scrub.setSingleShot(True)
+        self._scrub.setInterval(0)
+        self._scrub.timeout.connect(lambda: c.goto(self.slider.value()))
+        self.slider.valueChanged.connect(self._scrub.start)
         self.source_view.sig_toggle_breakpoint.connect(c.toggle_line_breakpoint)
         self.source_view.sig_run_to_line.connect(c.run_to_line)
         self.source_view.sig_line_selected.connect(self._on_line_selected)
@@ -516,7 +520,7 @@ class MainWindow(QMainWindow):
         """The session's functions, entries or timelines changed: refill what lists them."""
         session = self.controller.session
         self.cache_panel.show_functions(session.functions)
-        self.breaks_panel.show_functions(session.functions)
+        self.breaks_panel.show_functions(session.functions, session.timelines)
         self.trace_combo.blockSignals(True)
         self.trace_combo.clear()
         for timeline in session.timelines:

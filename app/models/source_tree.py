@@ -184,8 +184,21 @@ def build_source_items(guards, new_count: int = 0, extra_sources=()) -> list[Row
 class SourceTreeModel(RowTreeModel):
     def __init__(self, parent=None):
         super().__init__(HEADERS, MONO_COLUMNS, parent)
+        self._shown: tuple = ([], 0, (), set())  # guards, new_count, unguarded extra sources, guarded names
+
+    def is_shown(self, guards, new_count: int = 0, extra_sources=()) -> bool:
+        """Whether these rows are the ones shown: stepping through a model with hundreds of guards mostly
+        changes which already guarded sources sit on the stack, which changes no row."""
+        shown_guards, shown_new, shown_unguarded, names = self._shown
+        if new_count != shown_new or len(guards) != len(shown_guards) or \
+                not all(a is b for a, b in zip(shown_guards, guards)):
+            return False
+        return tuple(n for n in extra_sources if n and n not in names) == shown_unguarded
 
     def show_guards(self, guards, new_count: int = 0, extra_sources=()) -> None:
+        guards = list(guards)
+        names = {g.source_name for g in guards if g.source is not None}
+        self._shown = (guards, new_count, tuple(n for n in extra_sources if n and n not in names), names)
         self.set_items(build_source_items(guards, new_count, extra_sources))
 
     def find_source(self, name: str) -> RowItem | None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMenu,
+    QSizePolicy,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -99,6 +100,8 @@ class BytecodeView(theme.FollowsTheme, QWidget):
         self._last_emitted: int | None = None
         self._title = QLabel(self)
         self._title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # a long qualname must not widen the view (and squeeze the source beside it): it is clipped, whole in the tooltip
+        self._title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._style_title()
         self._model = BytecodeModel(self)
         self._table = QTableView(self)
@@ -178,6 +181,7 @@ class BytecodeView(theme.FollowsTheme, QWidget):
             title = (f"{code.co_qualname}   \u2014   {os.path.basename(code.co_filename)}:{code.co_firstlineno}"
                      f"   ({len(self._model.instructions())} instructions)")
         self._title.setText(title or "")
+        self._title.setToolTip(title or "")
         self._title.setVisible(bool(title))
 
     def clear(self) -> None:

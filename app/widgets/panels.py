@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QModelIndex, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLineEdit,
                                QPlainTextEdit, QPushButton, QStyledItemDelegate, QToolButton, QTreeView,
                                QVBoxLayout, QWidget)
@@ -19,11 +20,12 @@ from app.models.rows import RowItem
 from app.models.source_tree import COL_INSTALLED_AT, COL_KIND, COL_SOURCE, SourceTreeModel
 from app.models.tracker_tree import COL_KIND as TRACKER_KIND
 from app.models.tracker_tree import COL_NAME, COL_TYPE, COL_VALUE, TrackerTreeModel
-from tracer.debug import KINDS
+from tracer.debug import KINDS, TraceEnd
 
 MAX_COLUMN_WIDTH = 320  # px: long values stay readable in a tooltip instead of pushing columns off-screen
 MIN_COLUMN_WIDTH = 40
 ROW_PADDING = 5  # px added to each row's height: mixed proportional/monospace rows stay airy
+CELL_MARGIN = 14  # px beside a cell's text: the item's own margins and some air
 
 
 def _location(filename: str, line) -> str:
@@ -214,6 +216,8 @@ class SourceTreePanel(TreePanel):
 
         `extra_sources`: Source names of trackers on the stack / in locals, shown greyed when unguarded.
         """
+        if self.model.is_shown(guards, new_count, extra_sources):
+            return  # the same rows: nothing to redo
         folded, selected = self._folded_keys(), _row_key(self.current_item())
         scroll = self.view.verticalScrollBar().value()
         self.model.show_guards(guards, new_count, extra_sources)
@@ -225,7 +229,7 @@ class SourceTreePanel(TreePanel):
             if key == selected:
                 self.view.setCurrentIndex(self.model.index_of(item))
         self.view.verticalScrollBar().setValue(scroll)
-        self._fit_columns()
+        self._fit_columns(fresh=True)
 
     def _folded_keys(self) -> set:
         return {_row_key(item) for item in self.model.all_items()
@@ -235,12 +239,28 @@ class SourceTreePanel(TreePanel):
 
     def _fit_columns(self, fresh: bool = False) -> None:
         """The trailing columns fit their content, capped by a share of the width; the first stretches."""
+        if fresh or not hasattr(self, "_content_widths"):
+            self._content_widths = self._measure()
         available = max(200, self.view.viewport().width())
         for column, share in self.SHARES.items():
-            self.view.resizeColumnToContents(column)
-            width = self.view.header().sectionSize(column)
             cap = min(self.COLUMN_CAPS[column], int(available * share))
-            self.view.header().resizeSection(column, max(MIN_COLUMN_WIDTH, min(width + 8, cap)))
+            width = self._content_widths[column] + CELL_MARGIN
+            self.view.header().resizeSection(column, max(MIN_COLUMN_WIDTH, min(width, cap)))
+
+    def _measure(self) -> dict:
+        """The widest text of each trailing column, read from the rows: Qt's resizeColumnToContents asks
+        every row's delegate, 170 ms a step for a transformers model's thousand guard rows."""
+        plain = QFont(self.view.font())
+        bold = QFont(plain)
+        bold.setBold(True)
+        metrics = {False: QFontMetrics(plain), True: QFontMetrics(bold)}
+        widths = dict.fromkeys(self.SHARES, 0)
+        for item in self.model.all_items():
+            for column in widths:
+                text = item.values[column] if column < len(item.values) else ""
+                if text:
+                    widths[column] = max(widths[column], metrics[item.bold].horizontalAdvance(text))
+        return widths
 
     def resizeEvent(self, event):  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -365,13 +385,17 @@ class BreaksPanel(TreePanel):
     def __init__(self, parent=None):
         super().__init__(RowTreeModel(("Reason", "Location", "Entry"), (1,)), parent)
 
-    def show_functions(self, functions) -> None:
+    def show_functions(self, functions, timelines=()) -> None:
+        """`timelines`: the session's traces, where a break that made a frame run eagerly (a graph break
+        in a loop: the frame is skipped, as Dynamo does) is found; Dynamo's log lists that break too."""
         items = []
         for function in functions:
             for frame in function.all_frames():
                 for entry in frame.cache_entries:
                     brk = entry.graph_break
                     if brk is None:
+                        if entry.eager_reason:
+                            items += _eager_break_items(frame.code.co_name, entry, timelines)
                         continue
                     loc = brk.location
                     item = RowItem((brk.reason, _location(loc.filename, loc.line),
@@ -388,6 +412,20 @@ class BreaksPanel(TreePanel):
     def _item_clicked(self, item: RowItem) -> None:
         filename, line = item.payload
         self.sig_location_selected.emit(filename, -1 if line is None else line)
+
+
+def _eager_break_items(name: str, entry, timelines) -> list[RowItem]:
+    """The graph breaks of the trace that decided to run a cache entry eagerly, where they happened."""
+    traces = [t for t in timelines if t.frame == name and t.compile_id == entry.compile_id
+              and t.ending is TraceEnd.EAGER and t.snapshots]
+    items = []
+    for event in (e for e in (traces[-1].events if traces else ()) if e.kind == "graph_break"):
+        frame = traces[-1].snapshots[min(event.step, len(traces[-1].snapshots) - 1)].frame
+        items.append(RowItem((f"{event.text.splitlines()[0]} — so the frame runs eagerly",
+                              _location(frame.filename, frame.line), f"{name} [{entry.compile_id}]"),
+                             payload=(frame.filename, frame.line), error=True,
+                             tooltip=f"{event.text}\n{entry.eager_reason}"))
+    return items
 
 
 # ---- 8: breakpoints ---------------------------------------------------------------------------------------

@@ -133,7 +133,20 @@ def test_keys_step_forwards_and_back_to_exact_steps(seed_window, qtbot):
     qtbot.keyClick(seed_window, Qt.Key_R, Qt.ControlModifier | Qt.ShiftModifier)  # restart trace
     assert c.snapshot.step == 0
     seed_window.slider.setValue(5)
-    assert c.snapshot.step == 5
+    qtbot.waitUntil(lambda: c.snapshot.step == 5)
+
+
+def test_scrubbing_the_slider_goes_to_where_it_stops_not_through_every_value(seed_window, qtbot):
+    c = seed_window.controller
+    shown = []
+    c.sig_position_changed.connect(lambda snapshot, previous: shown.append(snapshot.step))
+    for value in (3, 9, 14, 7):  # a drag: values arrive faster than a big trace redraws
+        seed_window.slider.setValue(value)
+    assert c.snapshot.step == 0
+    qtbot.waitUntil(lambda: c.snapshot.step == 7)
+    qtbot.wait(50)
+    assert shown == [7] and seed_window.step_label.text().startswith("step 8 /")
+    assert seed_window.bytecode_view.current_offset() == c.snapshot.frame.offset
 
 
 def test_the_bytecode_offset_column_stays_in_view(seed_window):

@@ -203,6 +203,30 @@ def test_source_tree_panel_guard_click(qtbot, seed):
     render(panel, "sources")
 
 
+def test_source_tree_rebuilds_only_when_its_rows_change_and_fits_its_columns_to_their_text(qtbot, seed):
+    tl = seed.timelines[0]
+    guards = tl.guards_at(len(tl.snapshots) - 1)
+    guarded = sorted({g.source_name for g in guards if g.source is not None})
+    panel = SourceTreePanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 400)
+    panel.show()
+    resets = []
+    panel.model.modelReset.connect(lambda: resets.append(1))
+    panel.show_guards(guards, 0, guarded[:1])
+    panel.show_guards(list(guards), 0, guarded)  # a new list of the same guards, other guarded sources on the stack
+    assert resets == [1]
+    panel.show_guards(guards, 1, guarded)  # the last guard is new at this step: yellow, so rebuilt
+    panel.show_guards(guards, 1, guarded + ["L['unseen']"])  # an unguarded source joins, greyed
+    assert resets == [1, 1, 1] and panel.model.find_source("L['unseen']").dim
+    panel.show_guards(guards[:-1], 1, guarded + ["L['unseen']"])  # one guard fewer (a step back)
+    assert len(resets) == 4
+    metrics = panel.view.fontMetrics()
+    kinds = [item.values[1] for item in panel.model.all_items() if item.values[1]]
+    widest = max(metrics.horizontalAdvance(k) for k in kinds)
+    assert panel.view.header().sectionSize(1) == widest + 14  # the widest kind and a margin: nothing cut
+
+
 def test_graph_panel_one_item_per_node(qtbot, seed):
     tl = seed.timelines[0]
     panel = GraphPanel()

@@ -188,6 +188,17 @@ def test_a_graph_break_in_a_loop_shows_the_frame_running_eagerly_and_where_it_br
     assert entry.values[:4] == ("[0/0]", "1+", "0", "0") and entry.error
     assert entry.values[4].startswith("eager: graph break in a loop (print() has a side effect outside the graph)")
 
+    # the break is listed where it happened, as Dynamo lists it (`standin compare`: 1 break at loop_break.py:9)
+    breaks = window.breaks_panel
+    assert [item.values for item in breaks.model.all_items()] == [
+        ("print() has a side effect outside the graph — so the frame runs eagerly", "loop_break.py:9",
+         "accumulate [0/0]")]
+    window.dock("breaks").raise_()
+    index = breaks.model.index(0, 0)
+    qtbot.waitUntil(lambda: breaks.view.visualRect(index).isValid())
+    qtbot.mouseClick(breaks.view.viewport(), Qt.LeftButton, pos=breaks.view.visualRect(index).center())
+    assert window.source_view.highlighted_lines() == {9}
+
     window.trace_combo.setCurrentIndex(1)  # the attempt that decided to run eagerly
     qtbot.keyClick(window, Qt.Key_F5)
     assert window.step_label.text() == "step 25 / 25"

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from app import theme
 from app.widgets import highlight
@@ -229,6 +229,20 @@ def click_row(qtbot, view: BytecodeView, offset: int):
     row = view.row_of_offset(offset)
     rect = view.table.visualRect(view.table.model().index(row, COL_OPNAME))
     qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_a_long_code_title_does_not_widen_the_view_and_reads_whole_in_its_tooltip(bytecode):
+    namespace: dict = {}
+    exec("class HeterogeneousConfigurationMixinForPerLayerOverrides:\n"
+         "    def __getattribute_of_a_per_layer_attribute_override__(self, key):\n        return key\n", namespace)
+    code = namespace["HeterogeneousConfigurationMixinForPerLayerOverrides"].__dict__[
+        "__getattribute_of_a_per_layer_attribute_override__"].__code__
+    narrow = bytecode.minimumSizeHint().width()
+    bytecode.show_code(code)
+    title = bytecode.findChild(QLabel)
+    assert title.text().startswith(code.co_qualname) and title.toolTip() == title.text()
+    assert title.fontMetrics().horizontalAdvance(title.text()) > 600  # wider than the view is asked to be ...
+    assert bytecode.minimumSizeHint().width() == narrow < 400  # ... yet the view may stay as narrow as before
 
 
 def test_rows_list_offset_line_opname_argrepr(bytecode):
